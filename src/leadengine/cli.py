@@ -1,0 +1,198 @@
+"""The ``leadengine`` command: a thin layer over the library.
+
+It parses options into :class:`~leadengine.config.Settings`, calls the
+library, prints JSON, and turns every :class:`LeadEngineError` into one line
+on stderr and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from leadengine import __version__
+from leadengine.config import PROVIDERS, Settings
+from leadengine.errors import LeadEngineError
+from leadengine.evaluators import make_evaluator
+from leadengine.knowledge import KnowledgeBase, default_knowledge_dir
+from leadengine.pipeline import evaluate_site
+from leadengine.retrieval import METHODS
+from leadengine.web.site import load_site
+
+T = TypeVar("T")
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def guarded(func: Callable[..., T]) -> Callable[..., T]:
+    """Run a command body so errors become one line on stderr, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return func(*args, **kwargs)
+        except LeadEngineError as exc:
+            _fail(str(exc))
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except (BrokenPipeError, click.exceptions.Exit, SystemExit):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence
+            if os.environ.get("LEADENGINE_DEBUG"):
+                raise
+            _fail(f"unexpected {type(exc).__name__}: {exc} (set LEADENGINE_DEBUG=1 for "
+                  "details)", 2)
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+def _settings(**options: Any) -> Settings:
+    return Settings.from_env().with_options(**options)
+
+
+def _knowledge(settings: Settings) -> KnowledgeBase:
+    return KnowledgeBase.from_dir(settings.knowledge_dir or default_knowledge_dir())
+
+
+knowledge_option = click.option(
+    "--knowledge", "knowledge_dir", type=click.Path(path_type=Path),
+    help="Knowledge directory (default: ./knowledge, else the bundled one).")
+method_option = click.option(
+    "--method", type=click.Choice(sorted(METHODS)), default=None,
+    help="Retrieval method (default: keyword, the seed's algorithm).")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="leadengine")
+def cli() -> None:
+    """Qualify sales leads from their websites, with a knowledge base (RAG)."""
+
+
+@cli.command()
+@click.argument("targets", nargs=-1, required=True, metavar="URL|FILE...")
+@click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
+              help="Evaluator: an LLM provider, or 'heuristic' (offline). "
+                   "Default: groq if GROQ_API_KEY is set, else heuristic.")
+@click.option("--model", default=None, help="Model name (default: the provider's).")
+@click.option("--base-url", default=None,
+              help="Any OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
+@knowledge_option
+@method_option
+@click.option("--no-rag", is_flag=True, help="Evaluate without advisory context.")
+@click.option("--limit", "rag_limit", type=click.IntRange(min=0), default=None,
+              help="Maximum knowledge passages in the context (default 3).")
+@guarded
+def evaluate(targets: tuple[str, ...], provider: str | None, model: str | None,
+             base_url: str | None, knowledge_dir: Path | None, method: str | None,
+             no_rag: bool, rag_limit: int | None) -> None:
+    """Evaluate websites (URLs or saved HTML files) and print the evaluation JSON."""
+    settings = _settings(provider=provider, model=model, base_url=base_url,
+                         knowledge_dir=knowledge_dir, retrieval_method=method,
+                         rag_limit=rag_limit, use_rag=not no_rag)
+    kb = _knowledge(settings)
+    evaluator = make_evaluator(settings, kb)
+    if settings.provider is None and evaluator.name == "heuristic":
+        click.echo("notice: no LLM configured (set GROQ_API_KEY or --provider); using the "
+                   "offline heuristic evaluator", err=True)
+    results, failed = _run(_evaluate_all(targets, settings, kb, evaluator))
+    if len(targets) == 1 and results:
+        click.echo(results[0])
+    elif results:
+        click.echo("[\n" + ",\n".join(results) + "\n]")
+    if failed:
+        sys.exit(1)
+
+
+async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: KnowledgeBase,
+                        evaluator: Any) -> tuple[list[str], int]:
+    results: list[str] = []
+    failed = 0
+    for target in targets:
+        try:
+            site = await load_site(target, settings)
+            evaluation = await evaluate_site(site, kb, settings, evaluator)
+        except LeadEngineError as exc:
+            if len(targets) == 1:
+                raise
+            click.echo(f"error: {exc}", err=True)
+            failed += 1
+            continue
+        results.append(evaluation.to_json())
+    return results, failed
+
+
+@cli.group()
+def kb() -> None:
+    """Inspect and query the knowledge base."""
+
+
+@kb.command("search")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Maximum hits.")
+@knowledge_option
+@method_option
+@click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
+@guarded
+def kb_search(query: str, limit: int, knowledge_dir: Path | None, method: str | None,
+              as_json: bool) -> None:
+    """Show what retrieval returns for QUERY, with scores."""
+    settings = _settings(knowledge_dir=knowledge_dir, retrieval_method=method)
+    knowledge = _knowledge(settings)
+    hits = knowledge.retrieve(query, limit=limit, method=settings.retrieval_method)
+    if as_json:
+        click.echo(json.dumps([{"path": h.path, "heading": h.heading, "score": h.score,
+                                "text": h.text} for h in hits], ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        click.echo("no relevant passages")
+        return
+    for rank, hit in enumerate(hits, 1):
+        where = hit.path + (f" > {hit.heading}" if hit.heading else "")
+        preview = " ".join(hit.text.split())[:100]
+        click.echo(f"{rank}. {hit.score:g}  {where}\n   {preview}...")
+
+
+@kb.command("list")
+@knowledge_option
+@guarded
+def kb_list(knowledge_dir: Path | None) -> None:
+    """List the knowledge files, their sections and the rules they define."""
+    knowledge = _knowledge(_settings(knowledge_dir=knowledge_dir))
+    click.echo(f"{knowledge.root}  (version {knowledge.version})")
+    for doc in knowledge.documents:
+        rules = f"  rules: {', '.join(doc.rules_data)}" if doc.rules_data else ""
+        click.echo(f"- {doc.path}: {len(doc.content.split())} words, "
+                   f"{len(doc.sections)} sections{rules}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()
+
+
+def seed_main(argv: list[str] | None = None) -> None:
+    """``python main.py URL``: the seed's entry point, same as ``leadengine evaluate``."""
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("-h", "--help"):
+        click.echo("usage: python main.py URL|FILE... [leadengine evaluate options]\n"
+                   "Evaluates websites and prints the evaluation JSON. "
+                   "See: leadengine evaluate --help")
+        return
+    cli(["evaluate", *args])

@@ -1,0 +1,159 @@
+"""Defaults in one place, overridden by environment variables, then by CLI options.
+
+Every knob the engine has is a field of :class:`Settings`. ``Settings.from_env()``
+reads ``LEADENGINE_*`` variables (listed in :data:`ENV_VARS`); the CLI then
+replaces fields with the options the user gave. API keys are read only from the
+environment and are never printed or stored.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from leadengine.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Provider:
+    """An OpenAI-compatible endpoint the LLM evaluator can talk to."""
+
+    name: str
+    base_url: str | None
+    key_env: str | None
+    default_model: str
+    key_required: bool = True
+
+
+#: Providers by name. ``heuristic`` is the offline evaluator (no network, no key).
+PROVIDERS: dict[str, Provider] = {
+    "groq": Provider("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
+                     "llama-3.3-70b-versatile"),
+    "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini"),
+    "ollama": Provider("ollama", "http://localhost:11434/v1", None, "llama3.1",
+                       key_required=False),
+    "custom": Provider("custom", None, "LEADENGINE_API_KEY", "default", key_required=False),
+    "heuristic": Provider("heuristic", None, None, "rules-v1", key_required=False),
+}
+
+#: Environment variable -> Settings field.
+ENV_VARS: dict[str, str] = {
+    "LEADENGINE_PROVIDER": "provider",
+    "LEADENGINE_MODEL": "model",
+    "LEADENGINE_BASE_URL": "base_url",
+    "LEADENGINE_KNOWLEDGE_DIR": "knowledge_dir",
+    "LEADENGINE_RETRIEVAL": "retrieval_method",
+    "LEADENGINE_RAG_LIMIT": "rag_limit",
+    "LEADENGINE_TEMPERATURE": "temperature",
+    "LEADENGINE_TIMEOUT": "timeout",
+    "LEADENGINE_LLM_TIMEOUT": "llm_timeout",
+    "LEADENGINE_MAX_BYTES": "max_bytes",
+    "LEADENGINE_MAX_REDIRECTS": "max_redirects",
+    "LEADENGINE_MAX_CONTENT_CHARS": "max_content_chars",
+    "LEADENGINE_LLM_RETRIES": "llm_retries",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All settings of one run. Field docs are the configuration reference."""
+
+    #: ``groq``, ``openai``, ``ollama``, ``custom`` or ``heuristic``; None = auto
+    #: (``groq`` when GROQ_API_KEY is set, else the offline ``heuristic``).
+    provider: str | None = None
+    #: Model name; None = the provider's default.
+    model: str | None = None
+    #: OpenAI-compatible base URL; given alone it selects the ``custom`` provider.
+    base_url: str | None = None
+    #: Knowledge directory; None = ``./knowledge`` if present, else the bundled one.
+    knowledge_dir: Path | None = None
+    #: Retrieval method used for the advisory context.
+    retrieval_method: str = "keyword"
+    #: Maximum number of knowledge passages in the advisory context.
+    rag_limit: int = 3
+    #: False = evaluate without advisory context (the seed's "without RAG").
+    use_rag: bool = True
+    #: Sampling temperature sent to the LLM.
+    temperature: float = 0.2
+    #: Seconds allowed for connecting to / reading from a website.
+    timeout: float = 15.0
+    #: Seconds allowed for one LLM request.
+    llm_timeout: float = 60.0
+    #: Retries of an LLM request on 429/5xx/timeouts (the SDK backs off).
+    llm_retries: int = 2
+    #: Largest page body read, in bytes; the rest is not downloaded.
+    max_bytes: int = 5_000_000
+    #: Redirects followed before giving up.
+    max_redirects: int = 5
+    #: Website text longer than this (characters) is cut before prompting.
+    max_content_chars: int = 12_000
+    #: User agent sent to websites; names the tool.
+    user_agent: str = "LeadIntelligenceEngine/0.1 (lead qualification; respects robots.txt)"
+    #: Extra environment (for tests); None = ``os.environ``.
+    env: dict[str, str] | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        """Defaults overridden by ``LEADENGINE_*`` environment variables."""
+        source = dict(os.environ) if env is None else env
+        values: dict[str, Any] = {}
+        types = {f.name: f.type for f in fields(cls)}
+        for var, name in ENV_VARS.items():
+            raw = source.get(var)
+            if raw is None or raw == "":
+                continue
+            values[name] = _coerce(var, raw, str(types[name]))
+        return cls(env=source, **values)
+
+    def with_options(self, **options: Any) -> Settings:
+        """A copy with the given fields replaced; ``None`` values are ignored."""
+        return replace(self, **{k: v for k, v in options.items() if v is not None})
+
+    def environ(self) -> dict[str, str]:
+        return dict(os.environ) if self.env is None else self.env
+
+    def resolve_provider(self) -> Provider:
+        """The provider to use, by explicit choice or by which key is configured."""
+        name = self.provider
+        if name is None:
+            if self.base_url:
+                name = "custom"
+            elif self.environ().get("GROQ_API_KEY"):
+                name = "groq"
+            else:
+                name = "heuristic"
+        try:
+            provider = PROVIDERS[name]
+        except KeyError:
+            known = ", ".join(PROVIDERS)
+            raise ConfigError(f"unknown provider {name!r} (choose one of: {known})") from None
+        if provider.name == "custom" and not self.base_url:
+            raise ConfigError("provider 'custom' needs a base URL: pass --base-url or set "
+                              "LEADENGINE_BASE_URL")
+        return provider
+
+    def api_key(self, provider: Provider) -> str:
+        """The provider's key from the environment; a clear error when it is required."""
+        key = self.environ().get(provider.key_env, "") if provider.key_env else ""
+        if not key and provider.key_required:
+            raise ConfigError(f"provider {provider.name!r} needs an API key: set "
+                              f"{provider.key_env} in the environment, or use "
+                              "--provider heuristic to evaluate offline")
+        return key or "not-needed"
+
+
+def _coerce(var: str, raw: str, type_name: str) -> Any:
+    try:
+        if "Path" in type_name:
+            return Path(raw)
+        if "int" in type_name:
+            return int(raw)
+        if "float" in type_name:
+            return float(raw)
+        if "bool" in type_name:
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+    except ValueError:
+        raise ConfigError(f"{var}={raw!r} is not a valid {type_name.split(' ')[0]}") from None
+    return raw

@@ -1,0 +1,39 @@
+"""One small error tree. Every message is written for the person at the terminal.
+
+    LeadEngineError            base: the CLI prints ``error: <message>`` and exits 1
+    ├── ConfigError            bad option, unknown provider/method, missing key
+    ├── KnowledgeError         knowledge dir missing/empty, bad file, bad front matter
+    ├── FetchError             the page could not be fetched (carries the URL)
+    │   └── ContentError       fetched, but not usable HTML (PDF, image, empty page)
+    └── LLMError               the model could not give a valid evaluation
+"""
+
+from __future__ import annotations
+
+
+class LeadEngineError(Exception):
+    """Base of every error the engine raises on purpose; ``str()`` is the user message."""
+
+
+class ConfigError(LeadEngineError):
+    """A setting, option or credential is missing or invalid."""
+
+
+class KnowledgeError(LeadEngineError):
+    """The knowledge base cannot be loaded."""
+
+
+class FetchError(LeadEngineError):
+    """A page could not be fetched."""
+
+    def __init__(self, url: str, message: str) -> None:
+        super().__init__(f"{url}: {message}")
+        self.url = url
+
+
+class ContentError(FetchError):
+    """A page was fetched but holds nothing we can evaluate."""
+
+
+class LLMError(LeadEngineError):
+    """The language model failed or did not return a valid evaluation."""

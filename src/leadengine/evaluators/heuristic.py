@@ -1,0 +1,265 @@
+"""The offline evaluator: deterministic judgement from the site and the knowledge-base rules.
+
+No network, no key. Every number and word it uses comes from the rules in the
+knowledge files' front matter (:mod:`leadengine.rules`), so editing the
+knowledge base changes its judgement the same way it changes the LLM's
+context. The rubric::
+
+    fit = base + geography + industry points + size points + maturity gaps
+    clamped to 0..100; capped for out-of-market, unknown location, exclusions
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from leadengine.evaluation import Evaluation, Source
+from leadengine.knowledge import KnowledgeBase
+from leadengine.retrieval import Hit
+from leadengine.rules import Angle, Exclusion, Industry, Place, Rules, Service
+from leadengine.web.site import Site
+
+_SEPARATORS = re.compile(r"\s+[|–—·•:]\s+|\s+-\s+")
+_ASCII_WORD = re.compile(r"^[\x00-\x7f]+$")
+
+
+@dataclass
+class Findings:
+    """What the rules found on a site, before it is phrased as an evaluation."""
+
+    business_name: str
+    place: Place | None = None
+    out_of_market: Place | None = None
+    industry: Industry | None = None
+    exclusion: Exclusion | None = None
+    size_points: int = 0
+    size_labels: list[str] = field(default_factory=list)
+    layers: dict[str, dict[str, object]] = field(default_factory=dict)
+    gap_points: float = 0.0
+    angle: Angle | None = None
+    service: Service | None = None
+    service_name: str = ""
+    fit_score: int = 0
+
+
+class HeuristicEvaluator:
+    """Evaluates a site with the knowledge base's rules; names itself ``heuristic``."""
+
+    name = "heuristic"
+    model = "rules-v1"
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+
+    async def evaluate(self, site: Site, hits: Sequence[Hit], *, rag: bool) -> Evaluation:
+        findings = judge(site, self.kb.rules)
+        flags = site.signals.as_dict()
+        return Evaluation(
+            business_name=findings.business_name,
+            business_type=findings.industry.business_type if findings.industry
+            else "Business (industry not identified)",
+            primary_service=findings.service_name,
+            fit_score=findings.fit_score,
+            reasoning=reasoning(findings, site),
+            outreach_angle=outreach(findings),
+            url=site.page.url,
+            provider=self.name,
+            model=self.model,
+            rag=rag,
+            sources=[Source(path=h.path, heading=h.heading, score=h.score) for h in hits],
+            signals=flags,
+            angle=findings.angle.name if findings.angle else None,
+            excluded_services=list(findings.exclusion.never_sell) if findings.exclusion else [],
+            digital_maturity=findings.layers,
+        )
+
+
+def judge(site: Site, rules: Rules) -> Findings:
+    """Apply the rules to a site."""
+    text = "\n".join([site.extracted.title, site.extracted.description,
+                      site.extracted.text]).lower()
+    headline = (site.extracted.title + "\n" + site.extracted.description).lower()
+    compiled = _compile(rules)
+    findings = Findings(business_name=business_name(site))
+
+    counts = {p.name: _count(compiled, p.aliases, text) for p in rules.geography}
+    target = max((p for p in rules.geography if p.target and counts[p.name]),
+                 key=lambda p: counts[p.name], default=None)
+    other = max((p for p in rules.geography if not p.target and counts[p.name]),
+                key=lambda p: counts[p.name], default=None)
+    if other is not None and (target is None or counts[other.name] > counts[target.name]):
+        findings.out_of_market = other
+    else:
+        findings.place = target
+
+    # Title and description say what a business is more reliably than body copy.
+    best, best_count = None, 0
+    for industry in rules.industries:
+        count = _count(compiled, industry.keywords, text) + 2 * _count(
+            compiled, industry.keywords, headline)
+        if count > best_count:
+            best, best_count = industry, count
+    findings.industry = best
+    if best is not None:
+        findings.exclusion = next((e for e in rules.exclusions if e.industry == best.name), None)
+
+    for size in rules.size_signals:
+        if _count(compiled, size.keywords, text):
+            findings.size_points += size.points
+            findings.size_labels.append(size.label)
+    findings.size_points = max(-15, min(15, findings.size_points))
+
+    conditions = _conditions(site, findings)
+    for layer in rules.maturity_layers:
+        held = [c for c in layer.evidence if _holds(c, conditions)]
+        score = len(held) / len(layer.evidence)
+        gap = layer.gap_points * (1 - score)
+        findings.gap_points += gap
+        findings.layers[layer.name] = {
+            "score": round(score * 100),
+            "evidence": [site.signals.evidence.get(c, c) for c in held],
+            "gaps": [c for c in layer.evidence if c not in held],
+        }
+
+    findings.angle = next(
+        (a for a in sorted(rules.angles, key=lambda a: a.priority)
+         if all(_holds(c, conditions) for c in a.when)
+         and (not a.keywords or _count(compiled, a.keywords, text))),
+        None,
+    )
+    service = next((s for s in sorted(rules.services, key=lambda s: s.priority)
+                    if all(_holds(c, conditions) for c in s.when)),
+                   rules.services[0] if rules.services else None)
+    findings.service = service
+    name = service.name if service else "Foundation Package"
+    if findings.exclusion and name in findings.exclusion.never_sell:
+        name = findings.exclusion.recommend
+    findings.service_name = name
+
+    rubric = rules.rubric
+    fit = rubric.base + findings.size_points + findings.gap_points
+    fit += findings.industry.points if findings.industry else 0
+    if findings.place:
+        fit += rubric.in_target_geography
+    elif not findings.out_of_market:
+        fit += rubric.unknown_geography
+    fit = max(0, min(100, round(fit)))
+    if findings.out_of_market:
+        fit = min(fit, rubric.out_of_market_max_fit)
+    elif not findings.place:
+        fit = min(fit, rubric.unknown_geography_max_fit)
+    if findings.exclusion:
+        fit = min(fit, findings.exclusion.max_fit)
+    findings.fit_score = fit
+    return findings
+
+
+def business_name(site: Site) -> str:
+    """The business's name: og:site_name, else the most name-like part of the title."""
+    if site.extracted.site_name:
+        return site.extracted.site_name
+    title = site.extracted.title
+    if title:
+        return _SEPARATORS.split(title)[0].strip() or title
+    host = site.page.final_url.split("//")[-1].split("/")[0]
+    return host.removeprefix("www.") or "Unknown business"
+
+
+def reasoning(findings: Findings, site: Site) -> str:
+    """One or two sentences built from the evidence."""
+    parts = []
+    industry = findings.industry.business_type if findings.industry else "business"
+    if findings.place:
+        parts.append(f"{findings.place.name}-based {industry.lower()} (target geography)")
+    elif findings.out_of_market:
+        parts.append(f"{industry} located in {findings.out_of_market.name}, outside the "
+                     "target markets")
+    else:
+        parts.append(f"{industry} whose location is not stated on the site")
+    gaps = []
+    signals = site.signals
+    if signals["facebook_only"]:
+        gaps.append("Facebook-only presence")
+    if not signals["analytics"]:
+        gaps.append("no tracking scripts detected")
+    if not signals["online_booking"] and not signals["ecommerce"]:
+        gaps.append("no online booking" if signals["contact_form"]
+                    else "no online booking or lead capture form")
+    if gaps:
+        parts[0] += " with " + ", ".join(gaps)
+    sentence = parts[0][0].upper() + parts[0][1:] + "."
+    if findings.size_labels:
+        sentence += f" Size signals: {', '.join(findings.size_labels)}."
+    band = _band(findings.fit_score)
+    if findings.exclusion:
+        sentence += (f" {findings.exclusion.industry}: {findings.exclusion.reason.rstrip('.')}"
+                     f"; pitch {findings.service_name} instead.")
+    else:
+        sentence += f" {band} fit for {findings.service_name} per qualification criteria."
+    return sentence
+
+
+def outreach(findings: Findings) -> str:
+    """The chosen angle's framing line, filled in for this business."""
+    if findings.angle is None:
+        return "Open with a neutral review of their current digital presence."
+    values = {
+        "business_name": findings.business_name,
+        "place": findings.place.name if findings.place else "their market",
+        "industry": findings.industry.name if findings.industry else "their industry",
+    }
+    return findings.angle.framing.format_map(_Defaults(values))
+
+
+class _Defaults(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _band(score: int) -> str:
+    if score >= 70:
+        return "High"
+    if score >= 40:
+        return "Medium"
+    return "Low"
+
+
+def _conditions(site: Site, findings: Findings) -> dict[str, bool]:
+    values = dict(site.signals.flags)
+    values["in_target"] = findings.place is not None
+    values["out_of_market"] = findings.out_of_market is not None
+    values["excluded"] = findings.exclusion is not None
+    if findings.industry:
+        values[f"industry:{findings.industry.name}"] = True
+    return values
+
+
+def _holds(condition: str, values: dict[str, bool]) -> bool:
+    if condition.startswith("not:"):
+        return not values.get(condition[4:], False)
+    return values.get(condition, False)
+
+
+def _count(compiled: dict[str, re.Pattern[str]], keywords: Sequence[str], text: str) -> int:
+    return sum(len(compiled[k].findall(text)) for k in keywords)
+
+
+def _compile(rules: Rules) -> dict[str, re.Pattern[str]]:
+    words = {k for p in rules.geography for k in p.aliases}
+    words |= {k for i in rules.industries for k in i.keywords}
+    words |= {k for s in rules.size_signals for k in s.keywords}
+    words |= {k for a in rules.angles for k in a.keywords}
+    return {w: _pattern(w) for w in words}
+
+
+@lru_cache(maxsize=4096)
+def _pattern(keyword: str) -> re.Pattern[str]:
+    """Latin keywords match whole words (plural s allowed); Thai/Burmese match as substrings,
+    since those scripts do not separate words with spaces."""
+    escaped = re.escape(keyword.lower())
+    if _ASCII_WORD.match(keyword):
+        return re.compile(rf"(?<![\w]){escaped}(?:s|es)?(?![\w])")
+    return re.compile(escaped)

@@ -1,0 +1,67 @@
+"""The prompt, exactly as the seed documents it.
+
+Without advisory context the user message is::
+
+    Analyze this website content and provide the evaluation in JSON:
+
+    [Website text...]
+
+With it, the retrieved passages (joined by a blank line) come first, then a
+``---`` separator that tells reference material from the content to analyse::
+
+    Additional Advisory Context (RAG):
+    [passage 1]
+
+    [passage 2]
+
+    ---
+
+    Analyze this website content and provide the evaluation in JSON:
+
+    [Website text...]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+TASK_HEADER = "Analyze this website content and provide the evaluation in JSON:"
+RAG_HEADER = "Additional Advisory Context (RAG):"
+
+SYSTEM_PROMPT = """\
+You are a lead qualification analyst for a digital services company whose \
+target markets are Yangon, Mandalay and Bangkok. You read a business's website \
+content and judge how well the business fits as a prospect, which of our \
+services to pitch, and the best opening angle for outreach.
+
+Use the advisory context, when given, as the rules: the qualification \
+criteria, service catalogue, industry exclusions and conversation angles it \
+states override your own assumptions. Base every claim on the website content; \
+do not invent facts. Use an analytical, neutral, structured tone.
+
+Respond with a single JSON object and nothing else, with exactly these fields:
+- "business_name" (string): the business's name as shown on the site.
+- "business_type" (string): what kind of business it is, e.g. "Dental Healthcare Provider".
+- "primary_service" (string): the one service to pitch, named as in the service catalogue.
+- "fit_score" (integer 0-100): how good a prospect it is; 70-100 high priority, \
+40-69 worth a look, 0-39 low.
+- "reasoning" (string): one to three sentences citing the evidence behind the score.
+- "outreach_angle" (string): the opening angle for outreach, specific to this business."""
+
+
+def build_user_content(content: str, rag_context: Sequence[str] | None = None) -> str:
+    """The user message: the task and website content, after the advisory context if any."""
+    user_content = f"{TASK_HEADER}\n\n{content}"
+    if rag_context:
+        rag_text = "\n\n".join(rag_context)
+        user_content = f"{RAG_HEADER}\n{rag_text}\n\n---\n\n{user_content}"
+    return user_content
+
+
+def build_messages(content: str, rag_context: Sequence[str] | None = None,
+                   system_prompt: str = SYSTEM_PROMPT) -> list[dict[str, str]]:
+    """Chat messages for an OpenAI-compatible chat-completions request."""
+    return [
+        {"role": "system", "content": system_prompt},
+        {"role": "user", "content": build_user_content(content, rag_context)},
+    ]

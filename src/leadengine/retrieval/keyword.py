@@ -1,0 +1,116 @@
+"""``method="keyword"``: the seed's retrieval algorithm, exactly, without its repeated work.
+
+The seed (``rag.py``) scores every whole document per query as::
+
+    score = |set(query.lower().split()) & set(doc.lower().split())|
+          + 0.5 * #{w in query words : len(w) > 4 and w in doc.lower()}
+
+then sorts by score (stable, descending) and returns the top ``limit``
+documents with a score above 0. Only when no document scores above 0, a
+document scores 1 if one of :data:`HIGH_VALUE_TERMS` is a substring of both
+the lowercased query and the lowercased document.
+
+The seed re-lowercases and re-splits every document for every query, then
+scans each document once per long query word. Here everything that does not
+depend on the query is built once:
+
+* a vocabulary ``token -> documents containing it`` answers the intersection;
+* because a query word has no whitespace, ``w in doc`` holds exactly when
+  ``w`` is a substring of one of the document's whitespace tokens, so the
+  substring test becomes "which vocabulary tokens contain ``w``", answered by
+  an index of the tokens' 5-character grams (every boosted word has at least
+  5 characters) and a check of the few candidates.
+
+Scores, order and fallback are identical to the seed's; ``tests/test_keyword.py``
+checks them against the seed's code on random corpora.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from leadengine.knowledge import Document
+from leadengine.retrieval import Hit
+
+#: The seed's fallback terms (geography and industry).
+HIGH_VALUE_TERMS = ("yangon", "mandalay", "bangkok", "medical", "education", "marketing",
+                    "digital")
+
+_GRAM = 5  # the boost applies to words longer than 4 characters
+
+
+class KeywordRetriever:
+    """The seed's keyword scoring over whole documents."""
+
+    def __init__(self, documents: Sequence[Document]) -> None:
+        self.documents = list(documents)
+        lowered = [doc.content.lower() for doc in self.documents]
+        postings: dict[str, list[int]] = {}
+        for index, text in enumerate(lowered):
+            for token in set(text.split()):
+                postings.setdefault(token, []).append(index)
+        self._tokens = list(postings)
+        self._token_docs = [np.asarray(postings[t], dtype=np.intp) for t in self._tokens]
+        self._token_id = {t: i for i, t in enumerate(self._tokens)}
+        grams: dict[str, list[int]] = {}
+        for token_id, token in enumerate(self._tokens):
+            for gram in {token[i : i + _GRAM] for i in range(len(token) - _GRAM + 1)}:
+                grams.setdefault(gram, []).append(token_id)
+        self._grams = grams
+        self._fallback_docs = {
+            term: np.asarray([i for i, text in enumerate(lowered) if term in text], dtype=np.intp)
+            for term in HIGH_VALUE_TERMS
+        }
+
+    def scores(self, query: str) -> np.ndarray:
+        """The seed's score of every document, in load order."""
+        query = query.lower()
+        words = set(query.split())
+        scores = np.zeros(len(self.documents))
+        for word in words:
+            token_id = self._token_id.get(word)
+            if token_id is not None:
+                scores[self._token_docs[token_id]] += 1.0
+            if len(word) > _GRAM - 1:
+                docs = self._docs_containing(word)
+                if docs.size:
+                    scores[docs] += 0.5
+        if not scores.any():
+            for term, docs in self._fallback_docs.items():
+                if term in query:
+                    scores[docs] = 1.0
+        return scores
+
+    def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
+        """Top ``limit`` whole documents with a score above 0, best first (ties: load order)."""
+        if limit < 0:
+            raise ValueError("limit must be >= 0")
+        scores = self.scores(query)
+        order = np.argsort(-scores, kind="stable")
+        hits = []
+        for index in order[:limit]:
+            if scores[index] <= 0:
+                break
+            doc = self.documents[index]
+            hits.append(Hit(path=doc.path, heading=None, score=float(scores[index]),
+                            text=doc.content))
+        return hits
+
+    def _docs_containing(self, word: str) -> np.ndarray:
+        """Documents whose lowercased text contains ``word`` (``len(word) >= 5``)."""
+        candidates = None
+        for i in range(len(word) - _GRAM + 1):
+            ids = self._grams.get(word[i : i + _GRAM])
+            if ids is None:
+                return np.empty(0, dtype=np.intp)
+            if candidates is None or len(ids) < len(candidates):
+                candidates = ids
+        assert candidates is not None
+        matched = [self._token_docs[t] for t in candidates if word in self._tokens[t]]
+        if not matched:
+            return np.empty(0, dtype=np.intp)
+        if len(matched) == 1:
+            return matched[0]
+        return np.unique(np.concatenate(matched))

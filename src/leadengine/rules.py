@@ -1,0 +1,168 @@
+"""Machine-readable rules that live in the knowledge base's YAML front matter.
+
+The knowledge files are the single source of truth: their markdown body is the
+advisory context an LLM reads, and their front matter (a ``leadengine:`` key)
+holds the same rules in a form the offline evaluator can apply. Each file may
+contribute any of the sections below; lists are concatenated across files in
+load order, ``rubric`` keys are overridden by later files.
+
+Example (abridged)::
+
+    ---
+    leadengine:
+      geography:
+        - name: Bangkok
+          country: Thailand
+          aliases: [bangkok, กรุงเทพ]
+    ---
+    # Lead Qualification Criteria
+    ...
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: Signal names the offline evaluator understands in conditions. Conditions
+#: may also be ``in_target`` (a target place was found), ``out_of_market``,
+#: ``excluded`` (an exclusion applies), ``industry:<Name>``, each optionally
+#: prefixed with ``not:``.
+SIGNAL_NAMES = (
+    "social_link",
+    "facebook_link",
+    "facebook_only",
+    "messaging_link",
+    "contact_form",
+    "online_booking",
+    "ecommerce",
+    "analytics",
+    "google_analytics",
+    "google_tag_manager",
+    "meta_pixel",
+    "phone",
+    "email",
+    "own_domain_email",
+    "free_webmail",
+    "https",
+    "mobile_viewport",
+    "has_website",
+)
+
+
+
+class _Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Place(_Rule):
+    """A target market and the spellings that identify it on a page."""
+
+    name: str
+    country: str
+    aliases: list[str] = Field(min_length=1)
+    #: False for well-known places outside our markets (they mark a lead out of market).
+    target: bool = True
+
+
+class Industry(_Rule):
+    """An industry we sell to (or recognise), detected by keywords."""
+
+    name: str
+    business_type: str
+    keywords: list[str] = Field(min_length=1)
+    #: Rubric points for being in this industry (0 = recognised, not targeted).
+    points: int = Field(ge=0, le=100)
+
+
+class Exclusion(_Rule):
+    """An industry we must not sell certain services to."""
+
+    #: Name of an entry in ``industries``.
+    industry: str
+    never_sell: list[str] = Field(min_length=1)
+    recommend: str
+    reason: str
+    #: The fit score can never exceed this for an excluded business.
+    max_fit: int = Field(ge=0, le=100)
+
+
+class Service(_Rule):
+    """An entry of the service catalogue."""
+
+    name: str
+    summary: str
+    #: Pick this service when all of these signals hold (``not:x`` negates).
+    when: list[str] = Field(default_factory=list)
+    #: Lower runs first; the first service whose conditions hold wins.
+    priority: int = 100
+
+
+class SizeSignal(_Rule):
+    """A phrase that hints at team size or revenue, with its rubric points."""
+
+    label: str
+    keywords: list[str] = Field(min_length=1)
+    points: int = Field(ge=-50, le=50)
+
+
+class Angle(_Rule):
+    """One of the strategy framework's conversation angles."""
+
+    name: str
+    #: Conditions on signals (``not:x`` negates); all must hold to trigger.
+    when: list[str] = Field(default_factory=list)
+    #: If given, at least one of these phrases must appear on the site too.
+    keywords: list[str] = Field(default_factory=list)
+    #: Lower wins when several angles trigger.
+    priority: int = 100
+    #: Outreach line; ``{business_name}``, ``{place}`` and ``{industry}`` are filled in.
+    framing: str
+
+
+class MaturityLayer(_Rule):
+    """One layer of the Digital Maturity Framework and what shows it."""
+
+    name: str
+    #: Conditions that count as evidence of maturity in this layer
+    #: (``not:x`` negates); the layer's score is the share that hold.
+    evidence: list[str] = Field(min_length=1)
+    #: Rubric points added in proportion to what the layer lacks (its gap).
+    gap_points: int = Field(ge=0, le=100)
+
+
+class Rubric(_Rule):
+    """Points and caps that turn findings into a 0-100 fit score."""
+
+    base: int = 10
+    in_target_geography: int = 25
+    unknown_geography: int = 5
+    #: A lead whose location the site does not state is at most "worth a look".
+    unknown_geography_max_fit: int = 65
+    out_of_market_max_fit: int = 35
+    bands: dict[str, int] = Field(
+        default_factory=lambda: {"high": 70, "medium": 40, "low": 0}
+    )
+
+
+class Rules(_Rule):
+    """Everything the offline evaluator needs, merged from all knowledge files."""
+
+    geography: list[Place] = Field(default_factory=list)
+    industries: list[Industry] = Field(default_factory=list)
+    exclusions: list[Exclusion] = Field(default_factory=list)
+    services: list[Service] = Field(default_factory=list)
+    size_signals: list[SizeSignal] = Field(default_factory=list)
+    maturity_layers: list[MaturityLayer] = Field(default_factory=list)
+    angles: list[Angle] = Field(default_factory=list)
+    rubric: Rubric = Field(default_factory=Rubric)
+
+    def merged_with(self, other: Rules, other_fields: set[str]) -> Rules:
+        """Return these rules extended by ``other`` (lists appended, rubric replaced)."""
+        data = self.model_dump()
+        for name in other_fields:
+            value = getattr(other, name)
+            if name == "rubric":
+                data["rubric"] = {**data["rubric"], **value.model_dump(exclude_unset=True)}
+            else:
+                data[name] = data[name] + [item.model_dump() for item in value]
+        return Rules.model_validate(data)

@@ -1,0 +1,103 @@
+"""Turn a fetched page into the text an evaluator reads.
+
+Main text comes from trafilatura (favouring recall: a small business site's
+"boilerplate" is often its only copy); the title and meta description come
+from the DOM, which boilerplate removal throws away.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import lxml.html
+import trafilatura
+from lxml import etree
+
+from leadengine.errors import ContentError
+from leadengine.web.fetch import Page
+
+_SPACES = re.compile(r"[ \t\u00a0]+")
+_BLANK_LINES = re.compile(r"\n{3,}")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What a page says, as text."""
+
+    url: str
+    title: str
+    description: str
+    site_name: str
+    text: str
+
+
+def parse_html(html: str) -> lxml.html.HtmlElement:
+    """Parse HTML leniently (broken markup is the norm on small business sites)."""
+    try:
+        return lxml.html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        # lxml refuses strings with an XML encoding declaration, and empty documents.
+        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
+
+
+def extract(page: Page, tree: lxml.html.HtmlElement | None = None) -> Extracted:
+    """Main text, title and description of ``page``; ContentError if it has no text."""
+    tree = tree if tree is not None else parse_html(page.html)
+    title = _clean(" ".join(tree.xpath("//title//text()")))
+    description = _meta(tree, "description") or _meta(tree, "og:description")
+    site_name = _meta(tree, "og:site_name")
+    text = trafilatura.extract(page.html, url=page.final_url, favor_recall=True,
+                               include_comments=False, include_tables=True,
+                               deduplicate=False) or ""
+    if len(text) < 200:
+        # Tiny pages: trafilatura may keep nothing; the visible body text is better.
+        body_text = _visible_text(tree)
+        if len(body_text) > len(text):
+            text = body_text
+    text = _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text)).strip()
+    if not text and not title and not description:
+        raise ContentError(page.url, "the page has no text to evaluate")
+    return Extracted(url=page.final_url, title=title, description=description,
+                     site_name=site_name, text=text)
+
+
+def page_content(extracted: Extracted, max_chars: int = 12_000) -> str:
+    """The website content given to the retriever and the evaluator."""
+    lines = [f"Website: {extracted.url}"]
+    if extracted.title:
+        lines.append(f"Title: {extracted.title}")
+    if extracted.description:
+        lines.append(f"Description: {extracted.description}")
+    text = extracted.text
+    if len(text) > max_chars:
+        text = text[:max_chars].rsplit(" ", 1)[0] + " [...]"
+    return "\n".join(lines) + "\n\n" + text
+
+
+def _meta(tree: lxml.html.HtmlElement, name: str) -> str:
+    for attr in ("name", "property"):
+        values = tree.xpath(f"//meta[@{attr}=$n]/@content", n=name)
+        if values:
+            return _clean(str(values[0]))
+    return ""
+
+
+def _visible_text(tree: lxml.html.HtmlElement) -> str:
+    bodies = tree.xpath("//body")
+    if not bodies:
+        return ""
+    parts = []
+    for node in bodies[0].iter():
+        if node.tag in ("script", "style", "noscript", "template") or not isinstance(
+                node.tag, str):
+            continue
+        if node.text and node.text.strip():
+            parts.append(node.text.strip())
+        if node.tail and node.tail.strip() and node.getparent() is not None:
+            parts.append(node.tail.strip())
+    return _clean(" ".join(parts))
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,191 @@
+"""Digital-maturity signals read from a page's raw DOM, each with its evidence.
+
+The text of a page cannot show tracking scripts, forms or where its contact
+links go, so these come from the markup: script and iframe sources, links,
+forms and meta tags. The rule set is small and our own: vendor host names and
+URL patterns, not a fingerprint database.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+import lxml.html
+
+#: Hosts (suffixes) of social networks; a link to one is social presence.
+SOCIAL_HOSTS = {
+    "facebook.com": "facebook", "fb.com": "facebook", "fb.me": "facebook",
+    "instagram.com": "instagram", "tiktok.com": "tiktok", "youtube.com": "youtube",
+    "youtu.be": "youtube", "linkedin.com": "linkedin", "x.com": "x", "twitter.com": "x",
+}
+#: Hosts / schemes of messaging apps.
+MESSAGING = {"m.me": "messenger", "messenger.com": "messenger", "line.me": "line",
+             "lin.ee": "line", "wa.me": "whatsapp", "whatsapp.com": "whatsapp",
+             "viber.com": "viber", "invite.viber.com": "viber"}
+MESSAGING_SCHEMES = {"viber": "viber", "whatsapp": "whatsapp", "line": "line"}
+#: Script/iframe/link patterns of measurement tools.
+TRACKERS = {
+    "google_analytics": re.compile(r"google-analytics\.com/(analytics|ga)\.js|"
+                                   r"googletagmanager\.com/gtag/js|gtag\(\s*['\"]config"),
+    "google_tag_manager": re.compile(r"googletagmanager\.com/gtm\.js|GTM-[A-Z0-9]{4,}"),
+    "meta_pixel": re.compile(r"connect\.facebook\.net/[^\"']*/fbevents\.js|fbq\(\s*['\"]init"),
+    "tiktok_pixel": re.compile(r"analytics\.tiktok\.com|ttq\.load\("),
+    "hotjar": re.compile(r"static\.hotjar\.com|hotjar\.com/c/hotjar"),
+    "clarity": re.compile(r"clarity\.ms/tag"),
+}
+#: Booking widgets and engines.
+BOOKING = re.compile(r"calendly\.com|simplybook\.|setmore\.com|fresha\.com|opentable\.|"
+                     r"booksy\.com|acuityscheduling\.com|cloudbeds\.com|siteminder\.|"
+                     r"hotelrunner\.com|booking-engine|/book(ing)?-online|squareup\.com/appointments"
+                     r"|tablecheck\.com|chope\.co|hungryhub\.com", re.I)
+ECOMMERCE = re.compile(r"cdn\.shopify\.com|woocommerce|/cart\b|add[-_ ]to[-_ ]cart|"
+                       r"data-product-id|shopee\.|lazada\.", re.I)
+FREE_WEBMAIL = ("gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com",
+                "icloud.com", "ymail.com", "aol.com", "proton.me", "protonmail.com")
+#: Hosts that are a platform page, not a site the business owns.
+PLATFORM_HOSTS = ("facebook.com", "fb.com", "instagram.com", "linktr.ee", "lin.ee", "line.me",
+                  "tiktok.com", "beacons.ai", "bio.link")
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I)
+PHONE = re.compile(r"(?:\+?(?:95|66)[\s-]?|\b0)[\d၀-၉][\d၀-၉\s-]{6,13}[\d၀-၉]|"
+                   r"[၀-၉][၀-၉\s-]{6,13}[၀-၉]")
+
+
+@dataclass
+class Signals:
+    """Boolean signals and, for those that hold, the evidence (a URL or snippet)."""
+
+    flags: dict[str, bool] = field(default_factory=dict)
+    evidence: dict[str, str] = field(default_factory=dict)
+    social: dict[str, str] = field(default_factory=dict)
+    phones: list[str] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+
+    def set(self, name: str, value: bool, evidence: str = "") -> None:
+        self.flags[name] = self.flags.get(name, False) or value
+        if value and evidence and name not in self.evidence:
+            self.evidence[name] = evidence[:200]
+
+    def __getitem__(self, name: str) -> bool:
+        return self.flags.get(name, False)
+
+    def as_dict(self) -> dict[str, object]:
+        return {**self.flags, "evidence": dict(self.evidence), "social": dict(self.social),
+                "phones": list(self.phones), "emails": list(self.emails)}
+
+
+def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
+    """Read the signals of one page (its parsed DOM, final URL and extracted text)."""
+    signals = Signals()
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    signals.set("https", parts.scheme == "https", url)
+    signals.set("has_website", not _host_in(host, PLATFORM_HOSTS), url)
+    viewport = tree.xpath("//meta[@name='viewport']/@content")
+    signals.set("mobile_viewport", bool(viewport), f"meta viewport: {viewport[0]}"
+                if viewport else "")
+
+    sources = [urljoin(url, s) for s in tree.xpath("//script/@src|//iframe/@src|//link/@href")]
+    inline = "\n".join(tree.xpath("//script[not(@src)]/text()|//noscript//img/@src"))
+    haystack = "\n".join(sources) + "\n" + inline
+    for name, pattern in TRACKERS.items():
+        match = pattern.search(haystack)
+        signals.set(name, bool(match), _snippet(haystack, match))
+    signals.set("analytics", any(signals[n] for n in TRACKERS), "")
+    if signals["analytics"]:
+        first = next(n for n in TRACKERS if signals[n])
+        signals.evidence["analytics"] = signals.evidence.get(first, first)
+
+    links = [urljoin(url, h.strip()) for h in tree.xpath("//a/@href") if h.strip()]
+    for link in links:
+        link_parts = urlsplit(link)
+        link_host = (link_parts.hostname or "").lower()
+        scheme = link_parts.scheme.lower()
+        for suffix, network in SOCIAL_HOSTS.items():
+            if _host_in(link_host, (suffix,)) and network not in signals.social:
+                signals.social[network] = link
+        for suffix, app in MESSAGING.items():
+            if _host_in(link_host, (suffix,)) and app not in signals.social:
+                signals.social[app] = link
+        if scheme in MESSAGING_SCHEMES and MESSAGING_SCHEMES[scheme] not in signals.social:
+            signals.social[MESSAGING_SCHEMES[scheme]] = link
+        if scheme == "mailto":
+            signals.emails.append(link_parts.path)
+        if scheme == "tel":
+            signals.phones.append(link_parts.path)
+    signals.set("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
+    messaging = [a for a in ("whatsapp", "viber", "messenger", "line") if a in signals.social]
+    signals.set("messaging_link", bool(messaging),
+                signals.social[messaging[0]] if messaging else "")
+    social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
+    signals.set("social_link", bool(social), signals.social[social[0]] if social else "")
+
+    forms = tree.xpath("//form")
+    contact = [f for f in forms if _is_contact_form(f)]
+    signals.set("contact_form", bool(contact), _form_evidence(contact[0]) if contact else "")
+    booking = BOOKING.search("\n".join(sources + links))
+    booking_form = [f for f in forms if f.xpath(".//input[@type='date' or @type='time' or "
+                                                "@type='datetime-local']")]
+    signals.set("online_booking", bool(booking or booking_form),
+                _snippet("\n".join(sources + links), booking) if booking else
+                (_form_evidence(booking_form[0]) if booking_form else ""))
+    markup = "\n".join(sources + links) + "\n" + inline + "\n" + " ".join(
+        tree.xpath("//button//text()|//a//text()|//@class|//@id")[:2000])
+    ecommerce = ECOMMERCE.search(markup)
+    signals.set("ecommerce", bool(ecommerce), _snippet(markup, ecommerce))
+
+    page_text = text + "\n" + " ".join(tree.xpath("//footer//text()|//address//text()"))
+    signals.emails = _unique(signals.emails + EMAIL.findall(page_text))
+    signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)])
+    signals.set("email", bool(signals.emails), ", ".join(signals.emails[:3]))
+    signals.set("phone", bool(signals.phones), ", ".join(signals.phones[:3]))
+    free = [e for e in signals.emails if e.lower().rsplit("@", 1)[-1] in FREE_WEBMAIL]
+    own = [e for e in signals.emails if e not in free]
+    signals.set("free_webmail", bool(free), ", ".join(free[:3]))
+    signals.set("own_domain_email", bool(own), ", ".join(own[:3]))
+    only_facebook = signals["facebook_link"] and not any(
+        signals[n] for n in ("contact_form", "online_booking", "ecommerce", "own_domain_email"))
+    signals.set("facebook_only", only_facebook or _host_in(host, ("facebook.com", "fb.com")),
+                "Facebook is the only contact channel besides phone/chat: "
+                + signals.social.get("facebook", url))
+    return signals
+
+
+def _is_contact_form(form: lxml.html.HtmlElement) -> bool:
+    if form.xpath(".//textarea"):
+        return True
+    fields = form.xpath(".//input[not(@type='hidden') and not(@type='submit')]")
+    types = {(f.get("type") or "text").lower() for f in fields}
+    names = " ".join((f.get("name") or "") + " " + (f.get("placeholder") or "") for f in fields)
+    if types <= {"search"} or re.search(r"\b(search|q|s)\b", names.lower()) and len(fields) == 1:
+        return False
+    return bool(types & {"email", "tel"}) and len(fields) >= 2
+
+
+def _form_evidence(form: lxml.html.HtmlElement) -> str:
+    action = form.get("action") or "(this page)"
+    fields = [f.get("name") or f.get("type") or f.tag
+              for f in form.xpath(".//input[not(@type='hidden')]|.//textarea|.//select")]
+    return f"form action={action} fields={','.join(fields[:8])}"
+
+
+def _snippet(text: str, match: re.Match[str] | None) -> str:
+    if match is None:
+        return ""
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start : end if end != -1 else None].strip()[:200]
+
+
+def _host_in(host: str, suffixes: tuple[str, ...]) -> bool:
+    return any(host == s or host.endswith("." + s) for s in suffixes)
+
+
+def _unique(items: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for item in items:
+        key = item.strip()
+        if key and key.lower() not in (k.lower() for k in seen):
+            seen[key] = None
+    return list(seen)
