@@ -51,6 +51,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_LLM_TIMEOUT": "llm_timeout",
     "LEADENGINE_MAX_BYTES": "max_bytes",
     "LEADENGINE_MAX_REDIRECTS": "max_redirects",
+    "LEADENGINE_MAX_PAGES": "max_pages",
     "LEADENGINE_MAX_CONTENT_CHARS": "max_content_chars",
     "LEADENGINE_LLM_RETRIES": "llm_retries",
 }
@@ -85,6 +86,8 @@ class Settings:
     llm_retries: int = 2
     #: Largest page body read, in bytes; the rest is not downloaded.
     max_bytes: int = 5_000_000
+    #: Same-site pages read besides the homepage (about, contact, booking...).
+    max_pages: int = 4
     #: Redirects followed before giving up.
     max_redirects: int = 5
     #: Website text longer than this (characters) is cut before prompting.

@@ -139,6 +139,8 @@ class Rubric(_Rule):
     #: A lead whose location the site does not state is at most "worth a look".
     unknown_geography_max_fit: int = 65
     out_of_market_max_fit: int = 35
+    #: A site that shows neither a location nor an industry cannot be judged a good fit.
+    unidentified_max_fit: int = 30
     bands: dict[str, int] = Field(
         default_factory=lambda: {"high": 70, "medium": 40, "low": 0}
     )

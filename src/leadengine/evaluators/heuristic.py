@@ -153,6 +153,8 @@ def judge(site: Site, rules: Rules) -> Findings:
         fit = min(fit, rubric.unknown_geography_max_fit)
     if findings.exclusion:
         fit = min(fit, findings.exclusion.max_fit)
+    if not findings.place and not findings.industry:
+        fit = min(fit, rubric.unidentified_max_fit)
     findings.fit_score = fit
     return findings
 

@@ -62,14 +62,17 @@ def extract(page: Page, tree: lxml.html.HtmlElement | None = None) -> Extracted:
                      site_name=site_name, text=text)
 
 
-def page_content(extracted: Extracted, max_chars: int = 12_000) -> str:
-    """The website content given to the retriever and the evaluator."""
-    lines = [f"Website: {extracted.url}"]
-    if extracted.title:
-        lines.append(f"Title: {extracted.title}")
-    if extracted.description:
-        lines.append(f"Description: {extracted.description}")
-    text = extracted.text
+def page_content(pages: list[Extracted], max_chars: int = 12_000) -> str:
+    """The website content given to the retriever and the evaluator: the homepage's
+    address, title and description, then each page's text, cut at ``max_chars``."""
+    home = pages[0]
+    lines = [f"Website: {home.url}"]
+    if home.title:
+        lines.append(f"Title: {home.title}")
+    if home.description:
+        lines.append(f"Description: {home.description}")
+    texts = [home.text] + [f"[Page: {p.url}]\n{p.text}" for p in pages[1:] if p.text]
+    text = "\n\n".join(texts)
     if len(text) > max_chars:
         text = text[:max_chars].rsplit(" ", 1)[0] + " [...]"
     return "\n".join(lines) + "\n\n" + text

@@ -10,6 +10,7 @@ what went wrong in words.
 from __future__ import annotations
 
 import re
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,11 +199,21 @@ def decode_html(body: bytes, content_type: str = "") -> tuple[str, str]:
     return body.decode("utf-8", errors="replace"), "utf-8"
 
 
-def _reason(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
+def _reason(exc: BaseException) -> str:
+    # httpx wraps the socket error; its own text may only say "All connection attempts failed".
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and len(chain) < 6:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    if any(isinstance(c, ConnectionRefusedError) for c in chain):
+        return "connection refused"
+    if any(isinstance(c, socket.gaierror) for c in chain):
+        return "host name not found (DNS)"
+    text = " ".join(str(c) for c in chain) or type(exc).__name__
     if "Name or service not known" in text or "nodename nor servname" in text or \
             "Temporary failure in name resolution" in text or "No address associated" in text:
         return "host name not found (DNS)"
     if "Connection refused" in text:
         return "connection refused"
-    return text
+    return str(exc) or type(exc).__name__

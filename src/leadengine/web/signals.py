@@ -71,7 +71,8 @@ class Signals:
         return self.flags.get(name, False)
 
     def as_dict(self) -> dict[str, object]:
-        return {**self.flags, "evidence": dict(self.evidence), "social": dict(self.social),
+        flags = {k: v for k, v in self.flags.items() if not k.startswith("_")}
+        return {**flags, "evidence": dict(self.evidence), "social": dict(self.social),
                 "phones": list(self.phones), "emails": list(self.emails)}
 
 
@@ -138,6 +139,25 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
     page_text = text + "\n" + " ".join(tree.xpath("//footer//text()|//address//text()"))
     signals.emails = _unique(signals.emails + EMAIL.findall(page_text))
     signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)])
+    signals.flags["_platform_host"] = _host_in(host, ("facebook.com", "fb.com"))
+    return derive(signals)
+
+
+def merge_signals(pages: list[Signals]) -> Signals:
+    """Signals of a whole site: a flag holds if it holds on any page; evidence from the first."""
+    merged = Signals()
+    for page in pages:
+        for name, value in page.flags.items():
+            merged.set(name, value, page.evidence.get(name, ""))
+        for network, link in page.social.items():
+            merged.social.setdefault(network, link)
+        merged.phones = _unique(merged.phones + page.phones)
+        merged.emails = _unique(merged.emails + page.emails)
+    return derive(merged)
+
+
+def derive(signals: Signals) -> Signals:
+    """Recompute the signals that depend on others (contacts, Facebook-only)."""
     signals.set("email", bool(signals.emails), ", ".join(signals.emails[:3]))
     signals.set("phone", bool(signals.phones), ", ".join(signals.phones[:3]))
     free = [e for e in signals.emails if e.lower().rsplit("@", 1)[-1] in FREE_WEBMAIL]
@@ -146,9 +166,12 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
     signals.set("own_domain_email", bool(own), ", ".join(own[:3]))
     only_facebook = signals["facebook_link"] and not any(
         signals[n] for n in ("contact_form", "online_booking", "ecommerce", "own_domain_email"))
-    signals.set("facebook_only", only_facebook or _host_in(host, ("facebook.com", "fb.com")),
-                "Facebook is the only contact channel besides phone/chat: "
-                + signals.social.get("facebook", url))
+    signals.flags["facebook_only"] = only_facebook or signals["_platform_host"]
+    signals.evidence.pop("facebook_only", None)
+    if signals.flags["facebook_only"]:
+        signals.evidence["facebook_only"] = (
+            "Facebook is the only owned-channel contact (no form, booking, shop or own-domain "
+            "email): " + signals.social.get("facebook", ""))
     return signals
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import httpx
+import lxml.html
 
 from leadengine.config import Settings
+from leadengine.errors import LeadEngineError
+from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import Extracted, extract, page_content, parse_html
-from leadengine.web.fetch import Page, fetch_page
-from leadengine.web.signals import Signals, detect_signals
+from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
+from leadengine.web.signals import Signals, detect_signals, merge_signals
 
 #: Signals listed in the "Detected signals" block, with their labels.
 _SIGNAL_LABELS = {
@@ -32,32 +36,67 @@ _TRACKER_LABELS = {
 
 @dataclass(frozen=True)
 class Site:
-    """A fetched business website: the page, its text, its signals."""
+    """A fetched business website: its pages, their text, the site's signals."""
 
+    #: The homepage (the address asked for).
     page: Page
+    #: The homepage's text.
     extracted: Extracted
+    #: Signals of all pages read, merged.
     signals: Signals
-    #: The text the retriever and the evaluator read: page text + detected signals.
+    #: The text the retriever and the evaluator read: page texts + detected signals.
     content: str
+    #: Addresses of every page read, homepage first.
+    pages: tuple[str, ...] = ()
+    #: Subpages that could not be read, with the reason.
+    failed_pages: tuple[str, ...] = ()
 
 
 async def load_site(target: str, settings: Settings | None = None,
                     client: httpx.AsyncClient | None = None) -> Site:
-    """Fetch ``target`` (URL or file) and extract what the evaluator needs."""
+    """Fetch ``target`` (URL or file) and up to ``settings.max_pages`` useful subpages."""
     settings = settings or Settings()
+    if client is None and not normalise_target(target).startswith("file:"):
+        async with make_client(settings) as own_client:
+            return await load_site(target, settings, own_client)
     page = await fetch_page(target, settings, client=client)
-    return site_from_page(page, settings)
+    tree = parse_html(page.html)
+    extracted = extract(page, tree)
+    parts = [(page, tree, extracted)]
+    failed = []
+    links = pick_subpages(tree, page.final_url, settings.max_pages)
+    results = await asyncio.gather(*(fetch_page(u, settings, client=client) for u in links),
+                                   return_exceptions=True)
+    for url, result in zip(links, results, strict=True):
+        if isinstance(result, BaseException):
+            if not isinstance(result, LeadEngineError):
+                raise result
+            failed.append(str(result))
+            continue
+        sub_tree = parse_html(result.html)
+        try:
+            parts.append((result, sub_tree, extract(result, sub_tree)))
+        except LeadEngineError as exc:
+            failed.append(f"{url}: {exc}")
+    return assemble_site(parts, settings, failed)
 
 
 def site_from_page(page: Page, settings: Settings | None = None) -> Site:
-    """Extract text and signals from an already fetched page."""
-    settings = settings or Settings()
+    """A site of one already fetched page (no crawl)."""
     tree = parse_html(page.html)
-    extracted = extract(page, tree)
-    signals = detect_signals(tree, page.final_url, extracted.text)
-    content = page_content(extracted, settings.max_content_chars) + "\n\n" + signals_block(
-        signals)
-    return Site(page=page, extracted=extracted, signals=signals, content=content)
+    return assemble_site([(page, tree, extract(page, tree))], settings or Settings(), [])
+
+
+def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
+                  settings: Settings, failed: list[str]) -> Site:
+    """Merge the pages read into one site: content in page order, signals merged."""
+    signals = merge_signals([detect_signals(tree, page.final_url, ex.text)
+                             for page, tree, ex in parts])
+    content = page_content([ex for _, _, ex in parts], settings.max_content_chars)
+    content += "\n\n" + signals_block(signals)
+    page, _, extracted = parts[0]
+    return Site(page=page, extracted=extracted, signals=signals, content=content,
+                pages=tuple(p.final_url for p, _, _ in parts), failed_pages=tuple(failed))
 
 
 def signals_block(signals: Signals) -> str:

@@ -1,0 +1,66 @@
+"""Pick the few same-site pages worth reading besides the homepage.
+
+Facts a salesperson needs (phone, address, booking, who they serve) are often
+on About / Contact / Services / Booking / Pricing pages, in English, Thai or
+Burmese. Links are ranked by those words in their address or anchor text.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import lxml.html
+
+#: Words that mark a useful subpage, best first; matched in the link's URL or text.
+SUBPAGE_WORDS = (
+    "contact", "about", "booking", "book", "appointment", "reservation", "services",
+    "service", "pricing", "price", "rates", "menu", "rooms", "team", "doctors", "courses",
+    "ติดต่อ", "เกี่ยวกับ", "จอง", "บริการ", "ราคา", "เมนู",
+    "ဆက်သွယ်", "အကြောင်း", "ဝန်ဆောင်မှု", "ဘိုကင်", "စျေးနှုန်း",
+)
+_SKIP_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".zip", ".doc",
+                  ".docx", ".xls", ".xlsx", ".mp4", ".mp3", ".css", ".js", ".xml")
+
+
+def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int) -> list[str]:
+    """Up to ``limit`` same-site links from the page, most useful first."""
+    if limit <= 0:
+        return []
+    home = _canonical(page_url)
+    scored: dict[str, tuple[int, int]] = {}
+    for order, anchor in enumerate(tree.xpath("//a[@href]")):
+        href = (anchor.get("href") or "").strip()
+        if not href or href.startswith(("#", "mailto:", "tel:", "javascript:")):
+            continue
+        url = _canonical(urljoin(page_url, href))
+        if url == home or not _same_site(url, page_url):
+            continue
+        if urlsplit(url).path.lower().endswith(_SKIP_SUFFIXES):
+            continue
+        label = (url + " " + anchor.text_content()).lower()
+        rank = next((i for i, word in enumerate(SUBPAGE_WORDS) if word in label), None)
+        if rank is None:
+            continue
+        if url not in scored or (rank, order) < scored[url]:
+            scored[url] = (rank, order)
+    return sorted(scored, key=lambda u: scored[u])[:limit]
+
+
+def _canonical(url: str) -> str:
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    if parts.scheme == "file" or path.endswith(("/index.html", "/index.htm")):
+        path = path.removesuffix("index.html").removesuffix("index.htm") or "/"
+    return urlunsplit((parts.scheme, parts.netloc.lower(), path, parts.query, ""))
+
+
+def _same_site(url: str, page_url: str) -> bool:
+    a, b = urlsplit(url), urlsplit(page_url)
+    if a.scheme == "file" or b.scheme == "file":
+        # Saved sites: only files in the same folder tree as the page.
+        folder = posixpath.dirname(b.path)
+        return a.scheme == b.scheme == "file" and a.path.startswith(folder + "/")
+    host_a = (a.hostname or "").removeprefix("www.")
+    host_b = (b.hostname or "").removeprefix("www.")
+    return a.scheme in ("http", "https") and host_a == host_b and a.port == b.port

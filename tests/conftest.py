@@ -1,0 +1,59 @@
+"""Shared fixtures: a clean environment, fixture websites and a fake LLM on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from leadengine import KnowledgeBase
+from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.site_server import SiteServer
+
+REPO = Path(__file__).resolve().parent.parent
+SITES = REPO / "tests" / "fixtures" / "sites"
+KNOWLEDGE = REPO / "knowledge"
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's API keys or engine settings."""
+    for name in list(os.environ):
+        if name.startswith("LEADENGINE_") or name in ("GROQ_API_KEY", "OPENAI_API_KEY"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+@pytest.fixture(scope="session")
+def sites() -> Iterator[SiteServer]:
+    """The fixture websites, served over real HTTP on 127.0.0.1."""
+    with SiteServer(SITES) as server:
+        yield server
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeOpenAI]:
+    """A fake OpenAI-compatible chat-completions server on 127.0.0.1."""
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def kb() -> KnowledgeBase:
+    """The shipped knowledge base."""
+    return KnowledgeBase.from_dir(KNOWLEDGE)
+
+
+def write_kb(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Create a knowledge directory with the given files; returns its path."""
+    root.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root

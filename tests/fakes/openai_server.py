@@ -1,0 +1,425 @@
+"""A fake OpenAI-compatible HTTP server for tests.
+
+The server listens on ``127.0.0.1`` on an ephemeral port and speaks enough of the
+OpenAI REST protocol (chat completions, models, embeddings) for the real ``openai``
+SDK to talk to it. Chat-completion replies are scripted with :class:`Reply` objects.
+
+Only the standard library is used.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import math
+import socket
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import Self
+
+from urllib.parse import urlsplit
+
+__all__ = [
+    "EMBEDDING_DIM",
+    "FAKE_MODEL",
+    "FakeOpenAI",
+    "Reply",
+    "fake_embedding",
+    "running_fake_openai",
+]
+
+FAKE_MODEL = "fake-model"
+"""The single model id listed by ``GET /v1/models``."""
+
+EMBEDDING_DIM = 8
+"""Dimension of the vectors returned by ``POST /v1/embeddings``."""
+
+_CHAT_PATH = "/v1/chat/completions"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A scripted reply to one ``POST /v1/chat/completions`` request.
+
+    Build instances with :meth:`content`, :meth:`json`, :meth:`error` or :meth:`hang`.
+    """
+
+    status: int = 200
+    text: str | None = None
+    error_body: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    prompt_tokens: int = 100
+    completion_tokens: int = 50
+    model: str | None = None
+
+    @classmethod
+    def content(
+        cls,
+        text: str,
+        *,
+        prompt_tokens: int = 100,
+        completion_tokens: int = 50,
+        model: str | None = None,
+        delay: float = 0.0,
+    ) -> Reply:
+        """A 200 chat.completion whose single assistant message is ``text``.
+
+        ``model`` defaults to the model named in the request; ``delay`` sleeps (in
+        seconds) before answering.
+        """
+        return cls(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            model=model,
+            delay=delay,
+        )
+
+    @classmethod
+    def json(cls, obj: Any, **kw: Any) -> Reply:
+        """Like :meth:`content` with ``json.dumps(obj)`` as the message text."""
+        return cls.content(json.dumps(obj), **kw)
+
+    @classmethod
+    def error(
+        cls,
+        status: int,
+        message: str = "fake error",
+        *,
+        headers: dict[str, str] | None = None,
+        type_: str = "invalid_request_error",
+        code: str | None = None,
+    ) -> Reply:
+        """An OpenAI-style error: ``status`` with body ``{"error": {message, type, code}}``.
+
+        ``headers`` are added to the response (e.g. ``{"retry-after": "1"}`` for 429).
+        """
+        body = {"error": {"message": message, "type": type_, "code": code, "param": None}}
+        return cls(status=status, error_body=body, headers=dict(headers or {}))
+
+    @classmethod
+    def hang(cls, seconds: float) -> Reply:
+        """Sleep ``seconds`` before answering 200 with content ``"{}"`` (client-timeout tests).
+
+        The sleep is cut short when the server is stopped.
+        """
+        return cls.content("{}", delay=seconds)
+
+    def render(self, request_json: Any, seq: int) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """Return ``(status, extra_headers, body)`` for a request with body ``request_json``."""
+        if self.error_body is not None:
+            return self.status, dict(self.headers), self.error_body
+        req_model = request_json.get("model") if isinstance(request_json, dict) else None
+        body = {
+            "id": f"chatcmpl-fake{seq}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self.model or req_model or FAKE_MODEL,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": self.text, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens,
+                "total_tokens": self.prompt_tokens + self.completion_tokens,
+            },
+            "system_fingerprint": None,
+        }
+        return self.status, dict(self.headers), body
+
+
+def fake_embedding(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
+    """Deterministic unit vector of length ``dim`` derived from a SHA-256 of ``text``."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    while len(digest) < dim * 4:
+        digest += hashlib.sha256(digest).digest()
+    raw = [
+        int.from_bytes(digest[i * 4 : i * 4 + 4], "big") / 0xFFFFFFFF * 2.0 - 1.0
+        for i in range(dim)
+    ]
+    norm = math.sqrt(sum(v * v for v in raw)) or 1.0
+    return [v / norm for v in raw]
+
+
+class _Server(ThreadingHTTPServer):
+    """Threading server with daemon handler threads and tracked client sockets."""
+
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def __init__(self, owner: FakeOpenAI) -> None:
+        self.owner = owner
+        self.connections: set[socket.socket] = set()
+        self.conn_lock = threading.Lock()
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.conn_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.conn_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet: clients disconnecting mid-reply is expected in tests."""
+
+    def drop_connections(self) -> None:
+        """Shut down every open client socket so blocked handler threads wake up."""
+        with self.conn_lock:
+            conns = list(self.connections)
+        for conn in conns:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Request handler dispatching to the owning :class:`FakeOpenAI`."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # avoid 40 ms Nagle/delayed-ACK stalls on loopback
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:
+        """Silence the default stderr access log."""
+
+    def _read_json(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length > 0 else b""
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return None
+
+    def _handle(self) -> None:
+        body = self._read_json()
+        self.server.owner._dispatch(self, body)
+
+    def do_GET(self) -> None:
+        """Handle GET requests."""
+        self._handle()
+
+    def do_POST(self) -> None:
+        """Handle POST requests."""
+        self._handle()
+
+    def do_DELETE(self) -> None:
+        """Handle DELETE requests (always 404)."""
+        self._handle()
+
+    def send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        """Write a complete JSON response; swallow errors from vanished clients."""
+        payload = json.dumps(body).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(payload)
+            self.wfile.flush()
+        except OSError:
+            self.close_connection = True
+
+
+class FakeOpenAI:
+    """Speaks enough of the OpenAI chat-completions protocol for the real ``openai`` SDK.
+
+    Endpoints: ``POST /v1/chat/completions`` (scripted via :meth:`queue` / :attr:`default`),
+    ``GET /v1/models`` and ``POST /v1/embeddings`` (deterministic, dimension 8).
+    Every request is recorded in :attr:`requests` before it is answered.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.default: Reply | None = None
+        self._pending: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._seq = 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        """The TCP port the server is bound to (only after :meth:`start`)."""
+        if self._server is None:
+            raise RuntimeError("FakeOpenAI is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1`` — pass this as ``base_url`` to ``openai.OpenAI``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> Self:
+        """Bind to 127.0.0.1 on an ephemeral port and serve in a daemon thread."""
+        if self._server is not None:
+            return self
+        self._stopping.clear()
+        self._server = _Server(self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.01},
+            name=f"FakeOpenAI:{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; wakes sleeping handlers and closes open connections. Idempotent."""
+        server, thread = self._server, self._thread
+        if server is None:
+            return
+        self._stopping.set()
+        server.shutdown()
+        server.drop_connections()
+        server.server_close()
+        if thread is not None:
+            thread.join(timeout=2.0)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # -- scripting -------------------------------------------------------------------------
+
+    def queue(self, *responses: Reply) -> None:
+        """Append scripted replies, consumed in order, one per chat-completions request."""
+        with self._lock:
+            self._pending.extend(responses)
+
+    @property
+    def pending(self) -> int:
+        """Number of queued replies not yet consumed."""
+        with self._lock:
+            return len(self._pending)
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """The recorded requests that hit ``/v1/chat/completions``."""
+        with self._lock:
+            return [r for r in self.requests if urlsplit(r["path"]).path == _CHAT_PATH]
+
+    # -- request handling ------------------------------------------------------------------
+
+    def _dispatch(self, handler: _Handler, body: Any) -> None:
+        path = urlsplit(handler.path).path.rstrip("/")
+        record = {
+            "path": handler.path,
+            "method": handler.command,
+            "headers": {k.lower(): v for k, v in handler.headers.items()},
+            "json": body,
+        }
+        with self._lock:
+            self.requests.append(record)
+            self._seq += 1
+            seq = self._seq
+            reply: Reply | None = None
+            if path == _CHAT_PATH and handler.command == "POST":
+                reply = self._pending.popleft() if self._pending else self.default
+        rid = {"x-request-id": f"req_fake_{seq}"}
+
+        if path == _CHAT_PATH and handler.command == "POST":
+            if reply is None:
+                err = {
+                    "error": {"message": "fake queue empty", "type": "server_error", "code": None}
+                }
+                handler.send_json(500, err, rid)
+                return
+            if reply.delay > 0 and self._stopping.wait(reply.delay):
+                handler.close_connection = True
+                return
+            status, headers, out = reply.render(body, seq)
+            handler.send_json(status, out, {**rid, **headers})
+        elif path == "/v1/models" and handler.command == "GET":
+            model = {"id": FAKE_MODEL, "object": "model", "created": 0, "owned_by": "fake"}
+            handler.send_json(200, {"object": "list", "data": [model]}, rid)
+        elif path == "/v1/embeddings" and handler.command == "POST":
+            handler.send_json(200, self._embeddings(body), rid)
+        else:
+            err = {
+                "error": {
+                    "message": f"fake: no route for {handler.command} {path}",
+                    "type": "invalid_request_error",
+                    "code": "not_found",
+                }
+            }
+            handler.send_json(404, err, rid)
+
+    @staticmethod
+    def _embeddings(body: Any) -> dict[str, Any]:
+        req = body if isinstance(body, dict) else {}
+        raw = req.get("input", "")
+        inputs = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, list) else []
+        texts = [t if isinstance(t, str) else json.dumps(t) for t in inputs]
+        as_b64 = req.get("encoding_format") == "base64"
+        data = []
+        for i, text in enumerate(texts):
+            vec = fake_embedding(text)
+            emb: list[float] | str = (
+                base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii")
+                if as_b64
+                else vec
+            )
+            data.append({"object": "embedding", "index": i, "embedding": emb})
+        tokens = sum(len(t.split()) for t in texts)
+        return {
+            "object": "list",
+            "data": data,
+            "model": req.get("model") or FAKE_MODEL,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+
+
+@contextlib.contextmanager
+def running_fake_openai() -> Iterator[FakeOpenAI]:
+    """Context manager yielding a started :class:`FakeOpenAI`; stops it on exit.
+
+    Pytest usage::
+
+        @pytest.fixture
+        def fake_openai():
+            with running_fake_openai() as fake:
+                yield fake
+    """
+    fake = FakeOpenAI().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
