@@ -39,8 +39,9 @@ def test_local_file_and_file_url_and_directory() -> None:
 
 
 def test_missing_file_is_not_a_url() -> None:
-    with pytest.raises(FetchError, match="not a valid URL or existing file"):
-        fetch("no/such/page.html")
+    for target in ("no/such/page.html", "missing.html", "./site"):
+        with pytest.raises(FetchError, match=f"^{target}: file not found$"):
+            fetch(target)
 
 
 @pytest.mark.parametrize("target,message", [

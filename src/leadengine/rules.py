@@ -136,6 +136,8 @@ class Rubric(_Rule):
     base: int = 10
     in_target_geography: int = 25
     unknown_geography: int = 5
+    #: Size signals add or remove at most this many points in total.
+    size_cap: int = 10
     #: A lead whose location the site does not state is at most "worth a look".
     unknown_geography_max_fit: int = 65
     out_of_market_max_fit: int = 35

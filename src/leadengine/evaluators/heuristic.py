@@ -79,8 +79,8 @@ class HeuristicEvaluator:
 
 def judge(site: Site, rules: Rules) -> Findings:
     """Apply the rules to a site."""
-    text = "\n".join([site.extracted.title, site.extracted.description,
-                      site.extracted.text]).lower()
+    # The same (length-capped) content an LLM would read, so both judge the same text.
+    text = site.text.lower()
     headline = (site.extracted.title + "\n" + site.extracted.description).lower()
     compiled = _compile(rules)
     findings = Findings(business_name=business_name(site))
@@ -110,7 +110,8 @@ def judge(site: Site, rules: Rules) -> Findings:
         if _count(compiled, size.keywords, text):
             findings.size_points += size.points
             findings.size_labels.append(size.label)
-    findings.size_points = max(-15, min(15, findings.size_points))
+    cap = rules.rubric.size_cap
+    findings.size_points = max(-cap, min(cap, findings.size_points))
 
     conditions = _conditions(site, findings)
     for layer in rules.maturity_layers:

@@ -24,6 +24,8 @@ from leadengine.errors import ContentError, FetchError
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+#: A target ending like this is a file name, never a bare domain.
+_FILE_SUFFIXES = (*_HTML_SUFFIXES, ".txt", ".csv", ".md", ".pdf", ".json")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.I)
 
 
@@ -59,6 +61,9 @@ def normalise_target(target: str) -> str:
         return target
     if Path(target).exists():
         return Path(target).resolve().as_uri()
+    if not parts.scheme and (target.lower().endswith(_FILE_SUFFIXES)
+                             or target.startswith((".", "/", "~"))):
+        raise FetchError(target, "file not found")
     if not parts.scheme and re.fullmatch(r"[\w.-]+\.[a-z]{2,}(:\d+)?(/\S*)?", target, re.I):
         return f"https://{target}"
     if parts.scheme and parts.scheme not in ("http", "https", "file") and len(parts.scheme) > 1:

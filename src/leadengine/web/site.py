@@ -46,6 +46,8 @@ class Site:
     signals: Signals
     #: The text the retriever and the evaluator read: page texts + detected signals.
     content: str
+    #: The page texts alone (``content`` without the signals block).
+    text: str = ""
     #: Addresses of every page read, homepage first.
     pages: tuple[str, ...] = ()
     #: Subpages that could not be read, with the reason.
@@ -92,10 +94,10 @@ def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
     """Merge the pages read into one site: content in page order, signals merged."""
     signals = merge_signals([detect_signals(tree, page.final_url, ex.text)
                              for page, tree, ex in parts])
-    content = page_content([ex for _, _, ex in parts], settings.max_content_chars)
-    content += "\n\n" + signals_block(signals)
+    text = page_content([ex for _, _, ex in parts], settings.max_content_chars)
+    content = text + "\n\n" + signals_block(signals)
     page, _, extracted = parts[0]
-    return Site(page=page, extracted=extracted, signals=signals, content=content,
+    return Site(page=page, extracted=extracted, signals=signals, content=content, text=text,
                 pages=tuple(p.final_url for p, _, _ in parts), failed_pages=tuple(failed))
 
 
