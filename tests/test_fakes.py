@@ -15,6 +15,7 @@ import httpx
 import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
+
 from tests.fakes.openai_server import (
     EMBEDDING_DIM,
     FakeOpenAI,

@@ -133,7 +133,7 @@ def test_identical_to_the_seed_code_on_random_corpora(tmp_path: Path, seed: int)
     kb = kb_of(tmp_path, files)
     seed_rag = SeedRAG([{"content": d.content} for d in kb.documents])
     for _ in range(25):
-        query = " ".join(rng.choices(VOCAB + ["clinic-bangkok", "xmarketingx"],
+        query = " ".join(rng.choices([*VOCAB, "clinic-bangkok", "xmarketingx"],
                                      k=rng.randint(0, 12)))
         limit = rng.randint(0, 5)
         ours = [(h.score, h.text) for h in kb.retrieve(query, limit=limit)]

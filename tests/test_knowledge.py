@@ -60,7 +60,7 @@ def test_missing_directory(tmp_path: Path) -> None:
 
 
 def test_empty_directory(tmp_path: Path) -> None:
-    with pytest.raises(KnowledgeError, match="has no .md files"):
+    with pytest.raises(KnowledgeError, match=r"has no \.md files"):
         KnowledgeBase.from_dir(tmp_path)
 
 

@@ -48,7 +48,7 @@ def guarded(func: Callable[..., T]) -> Callable[..., T]:
             _fail("interrupted", 130)
         except (BrokenPipeError, click.exceptions.Exit, SystemExit):
             raise
-        except Exception as exc:  # noqa: BLE001 - the last line of defence
+        except Exception as exc:
             if os.environ.get("LEADENGINE_DEBUG"):
                 raise
             _fail(f"unexpected {type(exc).__name__}: {exc} (set LEADENGINE_DEBUG=1 for "

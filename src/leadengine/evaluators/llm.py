@@ -78,9 +78,9 @@ class LLMEvaluator:
 
     async def _complete(self, messages: list[dict[str, Any]], tokens: dict[str, int]) -> str:
         try:
-            response = await self.client.chat.completions.create(
+            response = await self.client.chat.completions.create(  # type: ignore[call-overload]
                 model=self.model,
-                messages=messages,  # type: ignore[arg-type]
+                messages=messages,
                 temperature=self.settings.temperature,
                 response_format={"type": "json_object"},
             )

@@ -75,7 +75,7 @@ def _bounded_html(tree: lxml.html.HtmlElement) -> str:
     clean = copy.deepcopy(tree)
     for node in clean.xpath("//script|//style|//noscript|//svg|//template"):
         node.drop_tree()
-    html = lxml.html.tostring(clean, encoding="unicode")
+    html: str = lxml.html.tostring(clean, encoding="unicode")
     return html[:MAX_EXTRACT_CHARS]
 
 

@@ -181,7 +181,7 @@ def _is_contact_form(form: lxml.html.HtmlElement) -> bool:
     fields = form.xpath(".//input[not(@type='hidden') and not(@type='submit')]")
     types = {(f.get("type") or "text").lower() for f in fields}
     names = " ".join((f.get("name") or "") + " " + (f.get("placeholder") or "") for f in fields)
-    if types <= {"search"} or re.search(r"\b(search|q|s)\b", names.lower()) and len(fields) == 1:
+    if types <= {"search"} or (re.search(r"\b(search|q|s)\b", names.lower()) and len(fields) == 1):
         return False
     return bool(types & {"email", "tel"}) and len(fields) >= 2
 
