@@ -128,3 +128,18 @@ def test_rules_come_from_the_knowledge_base(tmp_path: Path, kb: KnowledgeBase) -
     before = evaluate(str(SITES / "bangkok-dental-fb-only"), kb)
     after = evaluate(str(SITES / "bangkok-dental-fb-only"), edited)
     assert before.fit_score >= 70 and after.fit_score <= 35
+
+
+def test_unreadable_subpages_are_reported_not_fatal(sites: SiteServer,
+                                                    kb: KnowledgeBase) -> None:
+    sites.route("/partial/", body='<html><head><title>Golden Teashop | Mandalay</title></head>'
+                '<body><p>Mandalay teashop and restaurant since 1990.</p>'
+                '<a href="/partial/contact.html">Contact</a>'
+                '<a href="/partial/about.html">About us</a></body></html>')
+    sites.route("/partial/contact.html", status=500)
+    sites.route("/partial/about.html", body="<html><body><p>Family run, 40 staff.</p>"
+                "</body></html>")
+    evaluation = evaluate(sites.url("partial/"), kb)
+    assert evaluation.warnings == [
+        f"subpage not read: {sites.url('partial/contact.html')}: HTTP 500 Internal Server Error"]
+    assert evaluation.business_name == "Golden Teashop"

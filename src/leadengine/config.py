@@ -93,7 +93,7 @@ class Settings:
     #: Website text longer than this (characters) is cut before prompting.
     max_content_chars: int = 12_000
     #: User agent sent to websites; names the tool.
-    user_agent: str = "LeadIntelligenceEngine/0.1 (lead qualification; respects robots.txt)"
+    user_agent: str = "LeadIntelligenceEngine/0.1 (lead qualification)"
     #: Extra environment (for tests); None = ``os.environ``.
     env: dict[str, str] | None = field(default=None, repr=False, compare=False)
 

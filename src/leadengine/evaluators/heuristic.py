@@ -43,6 +43,7 @@ class Findings:
     service: Service | None = None
     service_name: str = ""
     fit_score: int = 0
+    bands: dict[str, int] = field(default_factory=dict)
 
 
 class HeuristicEvaluator:
@@ -74,6 +75,7 @@ class HeuristicEvaluator:
             angle=findings.angle.name if findings.angle else None,
             excluded_services=list(findings.exclusion.never_sell) if findings.exclusion else [],
             digital_maturity=findings.layers,
+            warnings=site.warnings(),
         )
 
 
@@ -141,6 +143,7 @@ def judge(site: Site, rules: Rules) -> Findings:
     findings.service_name = name
 
     rubric = rules.rubric
+    findings.bands = dict(rubric.bands)
     fit = rubric.base + findings.size_points + findings.gap_points
     fit += findings.industry.points if findings.industry else 0
     if findings.place:
@@ -196,7 +199,7 @@ def reasoning(findings: Findings, site: Site) -> str:
     sentence = parts[0][0].upper() + parts[0][1:] + "."
     if findings.size_labels:
         sentence += f" Size signals: {', '.join(findings.size_labels)}."
-    band = _band(findings.fit_score)
+    band = _band(findings.fit_score, findings.bands)
     if findings.exclusion:
         sentence += (f" {findings.exclusion.industry}: {findings.exclusion.reason.rstrip('.')}"
                      f"; pitch {findings.service_name} instead.")
@@ -222,12 +225,13 @@ class _Defaults(dict[str, str]):
         return "{" + key + "}"
 
 
-def _band(score: int) -> str:
-    if score >= 70:
-        return "High"
-    if score >= 40:
-        return "Medium"
+def _band(score: int, bands: dict[str, int]) -> str:
+    """The rubric band's name ("High", "Medium", "Low") for a score."""
+    for name, floor in sorted(bands.items(), key=lambda item: -item[1]):
+        if score >= floor:
+            return name.capitalize()
     return "Low"
+
 
 
 def _conditions(site: Site, findings: Findings) -> dict[str, bool]:

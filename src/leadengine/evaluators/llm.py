@@ -73,6 +73,7 @@ class LLMEvaluator:
             rag=rag,
             sources=[Source(path=h.path, heading=h.heading, score=h.score) for h in hits],
             signals=site.signals.as_dict(),
+            warnings=site.warnings(),
             tokens=tokens,
         )
 

@@ -53,6 +53,14 @@ class Site:
     #: Subpages that could not be read, with the reason.
     failed_pages: tuple[str, ...] = ()
 
+    def warnings(self) -> list[str]:
+        """What the evaluation could not see: unread subpages, a page cut at the byte cap."""
+        notes = [f"subpage not read: {reason}" for reason in self.failed_pages]
+        if self.page.truncated:
+            notes.append(f"{self.page.url}: page larger than the byte cap; only its start "
+                         "was read")
+        return notes
+
 
 async def load_site(target: str, settings: Settings | None = None,
                     client: httpx.AsyncClient | None = None) -> Site:
