@@ -18,12 +18,14 @@ KNOWLEDGE = REPO / "knowledge"
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test sees the developer's API keys or engine settings."""
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+              ) -> None:
+    """No test sees the developer's API keys, engine settings or cache."""
     for name in list(os.environ):
         if name.startswith("LEADENGINE_") or name in ("GROQ_API_KEY", "OPENAI_API_KEY"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
 @pytest.fixture(scope="session")

@@ -24,8 +24,8 @@ def run_main(*args: str, env: dict[str, str] | None = None,
              cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     """``python main.py ARGS`` in a real process, as a user would run it."""
     full_env = {k: v for k, v in os.environ.items()
-                if not k.startswith("LEADENGINE_") and k not in ("GROQ_API_KEY",
-                                                                 "OPENAI_API_KEY")}
+                if k == "LEADENGINE_CACHE_DIR" or (not k.startswith("LEADENGINE_")
+                and k not in ("GROQ_API_KEY", "OPENAI_API_KEY"))}
     full_env.update(env or {})
     return subprocess.run([sys.executable, str(REPO / "main.py"), *args], capture_output=True,
                           text=True, env=full_env, cwd=cwd, timeout=60)
@@ -147,16 +147,17 @@ def test_kb_search_shows_scores(tmp_path: Path) -> None:
     root = write_kb(tmp_path / "kb", {"clinic.md": "Medical clinic owners in Bangkok.",
                                       "food.md": "restaurant"})
     runner = CliRunner()
-    result = runner.invoke(cli, ["kb", "search", "medical clinic bangkok", "--knowledge",
-                                 str(root)])
+    result = runner.invoke(cli, ["kb", "search", "medical clinic bangkok", "--method",
+                                 "keyword", "--knowledge", str(root)])
     assert result.exit_code == 0
     # "bangkok." keeps its full stop: no intersection, only the long-word boost.
     assert result.stdout.splitlines()[0] == "1. 3.5  clinic.md"
     result = runner.invoke(cli, ["kb", "search", "medical clinic bangkok", "--json",
-                                 "--knowledge", str(root)])
+                                 "--method", "keyword", "--knowledge", str(root)])
     assert json.loads(result.stdout) == [{"path": "clinic.md", "heading": None, "score": 3.5,
                                           "text": "Medical clinic owners in Bangkok."}]
-    result = runner.invoke(cli, ["kb", "search", "zzz", "--knowledge", str(root)])
+    result = runner.invoke(cli, ["kb", "search", "zzz", "--method", "keyword", "--knowledge",
+                                 str(root)])
     assert result.stdout == "no relevant passages\n"
 
 

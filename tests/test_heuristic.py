@@ -14,7 +14,8 @@ from leadengine.pipeline import evaluate_url
 from tests.conftest import KNOWLEDGE, SITES
 from tests.fakes.site_server import SiteServer
 
-HEURISTIC = Settings(provider="heuristic")
+# Most tests judge sites, not retrieval: the seed's keyword method keeps them fast.
+HEURISTIC = Settings(provider="heuristic", retrieval_method="keyword")
 ALL_SITES = sorted(p.name for p in SITES.iterdir() if (p / "expected.json").is_file())
 
 
@@ -28,7 +29,9 @@ def expected(site: str) -> dict[str, object]:
 
 def test_bangkok_facebook_only_clinic_fits_well_with_platform_dependency(
         sites: SiteServer, kb: KnowledgeBase) -> None:
-    evaluation = evaluate(sites.url("bangkok-dental-fb-only/"), kb)
+    evaluation = asyncio.run(evaluate_url(sites.url("bangkok-dental-fb-only/"),
+                                          Settings(provider="heuristic"), kb))
+    assert evaluation.sources and all(s.heading for s in evaluation.sources)
     assert evaluation.business_name == "Smile Bright Dental"
     assert evaluation.fit_score >= 70
     assert evaluation.angle == "Platform Dependency Risk"

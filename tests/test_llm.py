@@ -10,8 +10,9 @@ import pytest
 
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.evaluators.llm import REPAIR_PROMPT
-from leadengine.pipeline import evaluate_url
+from leadengine.pipeline import evaluate_url, retrieval_query
 from leadengine.prompt import SYSTEM_PROMPT, build_user_content
+from leadengine.retrieval.budget import estimate_tokens
 from leadengine.web.site import load_site
 from tests.conftest import SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
@@ -30,6 +31,7 @@ SITE = str(SITES / "bangkok-dental-fb-only" / "index.html")
 
 def settings_for(fake: FakeOpenAI, **extra: Any) -> Settings:
     env = {"GROQ_API_KEY": "test-key"}
+    extra.setdefault("retrieval_method", "keyword")
     return Settings(provider="groq", base_url=fake.base_url, model="llama-test", env=env,
                     llm_retries=extra.pop("llm_retries", 0), **extra)
 
@@ -62,6 +64,22 @@ def test_sends_the_exact_seed_prompt_and_returns_the_evaluation(fake_llm: FakeOp
     assert evaluation.tokens == {"prompt": 1234, "completion": 87}
     assert [s.path for s in evaluation.sources] == ["Lead_q_criteria.md",
                                                     "strategy_efficiency.md"]
+
+
+def test_default_hybrid_context_is_section_passages_within_the_budget(
+        fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:
+    fake_llm.queue(Reply.json(GOOD))
+    evaluation = run(fake_llm, kb, retrieval_method="hybrid")
+    site = asyncio.run(load_site(SITE))
+    hits = kb.retrieve(retrieval_query(site), limit=3, method="hybrid", budget=1000)
+    user = fake_llm.chat_requests[0]["json"]["messages"][1]["content"]
+    assert user == build_user_content(site.content, [h.text for h in hits])
+    assert sum(estimate_tokens(h.text) for h in hits) <= 1000
+    assert all(s.heading for s in evaluation.sources)
+    assert [(s.path, s.heading) for s in evaluation.sources] == [(h.path, h.heading)
+                                                                   for h in hits]
+    assert any(s.heading and "Platform Dependency Risk" in s.heading
+               for s in evaluation.sources)
 
 
 def test_without_rag_the_prompt_has_no_advisory_context(fake_llm: FakeOpenAI,

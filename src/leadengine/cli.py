@@ -22,8 +22,8 @@ from leadengine import __version__
 from leadengine.config import PROVIDERS, Settings
 from leadengine.errors import LeadEngineError
 from leadengine.evaluators import make_evaluator
-from leadengine.knowledge import KnowledgeBase, default_knowledge_dir
-from leadengine.pipeline import evaluate_site
+from leadengine.knowledge import KnowledgeBase
+from leadengine.pipeline import evaluate_site, load_knowledge
 from leadengine.retrieval import METHODS
 from leadengine.web.site import load_site
 
@@ -67,15 +67,16 @@ def _settings(**options: Any) -> Settings:
 
 
 def _knowledge(settings: Settings) -> KnowledgeBase:
-    return KnowledgeBase.from_dir(settings.knowledge_dir or default_knowledge_dir())
+    return load_knowledge(settings)
 
 
 knowledge_option = click.option(
     "--knowledge", "knowledge_dir", type=click.Path(path_type=Path),
     help="Knowledge directory (default: ./knowledge, else the bundled one).")
 method_option = click.option(
-    "--method", type=click.Choice(sorted(METHODS)), default=None,
-    help="Retrieval method (default: keyword, the seed's algorithm).")
+    "--method", type=click.Choice(list(METHODS)), default=None,
+    help="Retrieval method: keyword (the seed's, whole files), bm25, semantic, hybrid "
+         f"(default: {Settings().retrieval_method}).")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -148,17 +149,25 @@ def kb() -> None:
               help="Maximum hits.")
 @knowledge_option
 @method_option
+@click.option("--budget", type=click.IntRange(min=1), default=None,
+              help="Token budget for the hits' text (default: none).")
+@click.option("--explain", is_flag=True, help="Show why each hit scored.")
 @click.option("--json", "as_json", is_flag=True, help="Print hits as JSON.")
 @guarded
 def kb_search(query: str, limit: int, knowledge_dir: Path | None, method: str | None,
-              as_json: bool) -> None:
+              budget: int | None, explain: bool, as_json: bool) -> None:
     """Show what retrieval returns for QUERY, with scores."""
     settings = _settings(knowledge_dir=knowledge_dir, retrieval_method=method)
     knowledge = _knowledge(settings)
-    hits = knowledge.retrieve(query, limit=limit, method=settings.retrieval_method)
+    method = settings.retrieval_method
+    hits = knowledge.retrieve(query, limit=limit, method=method, budget=budget)
+    why = [knowledge.retriever(method).explain(query, h) for h in hits] if explain else []
     if as_json:
-        click.echo(json.dumps([{"path": h.path, "heading": h.heading, "score": h.score,
-                                "text": h.text} for h in hits], ensure_ascii=False, indent=2))
+        rows = [{"path": h.path, "heading": h.heading, "score": h.score, "text": h.text}
+                for h in hits]
+        for row, reason in zip(rows, why, strict=False):
+            row["explain"] = reason
+        click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     if not hits:
         click.echo("no relevant passages")
@@ -167,6 +176,33 @@ def kb_search(query: str, limit: int, knowledge_dir: Path | None, method: str | 
         where = hit.path + (f" > {hit.heading}" if hit.heading else "")
         preview = " ".join(hit.text.split())[:100]
         click.echo(f"{rank}. {hit.score:g}  {where}\n   {preview}...")
+        if explain:
+            click.echo("   why: " + json.dumps(why[rank - 1], ensure_ascii=False))
+
+
+@kb.command("eval")
+@click.argument("qrels", type=click.Path(path_type=Path))
+@knowledge_option
+@click.option("--method", "methods", multiple=True, type=click.Choice(list(METHODS)),
+              help="Method to measure (repeatable; default: all).")
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+@guarded
+def kb_eval(qrels: Path, knowledge_dir: Path | None, methods: tuple[str, ...],
+            as_json: bool) -> None:
+    """Measure retrieval on judged queries: nDCG@3, Recall@3, MRR@10, latency."""
+    from leadengine.retrieval.metrics import evaluate as run_eval
+    from leadengine.retrieval.metrics import format_table, load_qrels
+
+    judged = load_qrels(qrels)
+    knowledge = _knowledge(_settings(knowledge_dir=knowledge_dir))
+    reports = run_eval(knowledge, judged, list(methods or METHODS))
+    if as_json:
+        kinds = sorted({j.kind for j in judged})
+        click.echo(json.dumps({r.method: {
+            **{k: r.summary([j.qid for j in judged if j.kind == k]) for k in kinds},
+            "overall": r.summary([j.qid for j in judged])} for r in reports}, indent=2))
+        return
+    click.echo(format_table(judged, reports))
 
 
 @kb.command("list")

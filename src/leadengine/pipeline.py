@@ -3,25 +3,54 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from leadengine.config import Settings
 from leadengine.evaluation import Evaluation
 from leadengine.evaluators import Evaluator, make_evaluator
 from leadengine.knowledge import KnowledgeBase, default_knowledge_dir
 from leadengine.retrieval import Hit
+
+if TYPE_CHECKING:
+    from leadengine.retrieval.embed import Embedder
 from leadengine.web.site import Site, load_site
 
 
 def load_knowledge(settings: Settings) -> KnowledgeBase:
     """The knowledge base the settings point at (or the default one)."""
-    return KnowledgeBase.from_dir(settings.knowledge_dir or default_knowledge_dir())
+    return KnowledgeBase.from_dir(settings.knowledge_dir or default_knowledge_dir(),
+                                  embedder=embedder_for(settings), cache_dir=settings.cache_dir)
+
+
+def embedder_for(settings: Settings) -> str | Embedder:
+    """The embedder the settings name (an instance for the openai endpoint)."""
+    if settings.embedder != "openai":
+        return settings.embedder
+    from leadengine.retrieval.embed import make_embedder
+
+    return make_embedder("openai", base_url=settings.embeddings_base_url,
+                         model=settings.embeddings_model,
+                         api_key=settings.environ().get("LEADENGINE_EMBEDDINGS_API_KEY")
+                         or "not-needed")
 
 
 def advisory_hits(site: Site, kb: KnowledgeBase, settings: Settings) -> list[Hit]:
-    """The knowledge passages for this site; none when RAG is off."""
+    """The knowledge passages for this site; none when RAG is off. ``keyword`` returns
+    the seed's whole documents; the section methods are capped by the token budget."""
     if not settings.use_rag:
         return []
-    return kb.retrieve(site.content, limit=settings.rag_limit, method=settings.retrieval_method)
+    method = settings.retrieval_method
+    if method == "keyword":
+        return kb.retrieve(site.content, limit=settings.rag_limit, method=method)
+    return kb.retrieve(retrieval_query(site), limit=settings.rag_limit, method=method,
+                       budget=settings.rag_budget)
+
+
+def retrieval_query(site: Site) -> str:
+    """The query of the section methods: the signals block first (an embedding model
+    reads only the start of a long text), then the website content."""
+    signals = site.content[len(site.text):].strip()
+    return f"{signals}\n\n{site.text}" if signals else site.text
 
 
 async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,

@@ -7,8 +7,9 @@ only per-query work.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from leadengine.errors import ConfigError
 
@@ -35,6 +36,8 @@ class Retriever(Protocol):
 
     def retrieve(self, query: str, limit: int = 3) -> list[Hit]: ...
 
+    def explain(self, query: str, hit: Hit) -> dict[str, Any]: ...
+
 
 def _keyword(kb: KnowledgeBase) -> Retriever:
     from leadengine.retrieval.keyword import KeywordRetriever
@@ -42,8 +45,32 @@ def _keyword(kb: KnowledgeBase) -> Retriever:
     return KeywordRetriever(kb.documents)
 
 
-#: Retrieval methods by name.
-METHODS = {"keyword": _keyword}
+def _bm25(kb: KnowledgeBase) -> Retriever:
+    from leadengine.retrieval.bm25 import BM25Retriever
+
+    return BM25Retriever(kb.passages, kb.version, kb.cache_dir)
+
+
+def _semantic(kb: KnowledgeBase) -> Retriever:
+    from leadengine.retrieval.semantic import SemanticRetriever
+
+    return SemanticRetriever(kb.passages, kb.get_embedder(), kb.cache_dir)
+
+
+def _hybrid(kb: KnowledgeBase) -> Retriever:
+    from leadengine.retrieval.bm25 import BM25Retriever
+    from leadengine.retrieval.hybrid import HybridRetriever
+    from leadengine.retrieval.semantic import SemanticRetriever
+
+    bm25, semantic = kb.retriever("bm25"), kb.retriever("semantic")
+    assert isinstance(bm25, BM25Retriever) and isinstance(semantic, SemanticRetriever)
+    return HybridRetriever(bm25, semantic)
+
+
+#: Retrieval methods by name. ``keyword`` is the seed's algorithm over whole files;
+#: the others rank section passages.
+METHODS: dict[str, Callable[[KnowledgeBase], Retriever]] = {
+    "keyword": _keyword, "bm25": _bm25, "semantic": _semantic, "hybrid": _hybrid}
 
 
 def build_retriever(method: str, kb: KnowledgeBase) -> Retriever:

@@ -28,6 +28,7 @@ checks them against the seed's code on random corpora.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -97,6 +98,17 @@ class KeywordRetriever:
             hits.append(Hit(path=doc.path, heading=None, score=float(scores[index]),
                             text=doc.content))
         return hits
+
+    def explain(self, query: str, hit: Hit) -> dict[str, Any]:
+        """Which query words matched ``hit``'s document (+1 each) and which long words
+        were found inside it (+0.5 each), as the seed scores them."""
+        index = next(i for i, d in enumerate(self.documents) if d.path == hit.path)
+        tokens = set(self.documents[index].content.lower().split())
+        words = sorted(set(query.lower().split()))
+        matched = [w for w in words if w in tokens]
+        boosted = [w for w in words if len(w) > _GRAM - 1 and index in self._docs_containing(w)]
+        return {"method": "keyword", "matched": matched, "boosted": boosted,
+                "score": len(matched) + 0.5 * len(boosted) or hit.score}
 
     def _docs_containing(self, word: str) -> np.ndarray:
         """Documents whose lowercased text contains ``word`` (``len(word) >= 5``)."""

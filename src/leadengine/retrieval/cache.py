@@ -1,0 +1,54 @@
+"""Where retrieval indexes and embeddings are kept between runs.
+
+``$LEADENGINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/leadengine``, else
+``~/.cache/leadengine``. Every entry's name carries a hash of what it was built
+from (knowledge-base version, tokeniser, model), so an edited knowledge base
+never meets a stale index; a file that cannot be read is rebuilt, never fatal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    """The cache root (not created until something is written)."""
+    explicit = os.environ.get("LEADENGINE_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "leadengine"
+
+
+def cache_key(*parts: str) -> str:
+    """A short stable hash of ``parts``."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+
+
+def write_atomically(target: Path, write: Callable[[Path], None]) -> None:
+    """Build ``target`` (a file or a folder) in a temporary sibling, then move it in place,
+    so a crash or a concurrent reader never sees half an entry. Failing to write the
+    cache (read-only home, full disk) is not an error: the entry is just not kept."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
+    except OSError:
+        return
+    try:
+        built = tmp / target.name
+        write(built)
+        if target.exists():
+            if target.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
+        os.replace(built, target)
+    except OSError:
+        pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

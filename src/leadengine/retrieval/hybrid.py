@@ -1,0 +1,92 @@
+"""``method="hybrid"``: reciprocal rank fusion (RRF) of ``bm25`` and ``semantic``.
+
+Each method ranks the passages that pass its own relevance floor (bm25: a
+shared term; semantic: cosine >= its floor), ranks starting at 1. A passage's
+fused score is ``sum(1 / (K + rank))`` over the methods that ranked it, with
+``K = 60`` (Cormack et al., 2009). A passage is one entry however many methods
+found it, and one that neither method finds relevant is never returned.
+
+For long queries (whole websites) the semantic ranking is weighted by
+:data:`LONG_QUERY_SEMANTIC_WEIGHT` (weighted RRF, ``sum(w_m / (K + rank_m))``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from leadengine.retrieval import Hit
+from leadengine.retrieval.bm25 import BM25Retriever
+from leadengine.retrieval.semantic import SemanticRetriever
+
+K = 60
+#: A query with more distinct indexed terms than this is "long" (a whole website, not a
+#: question). The embedding model reads only its first 256 tokens while BM25 reads all
+#: of it, and on website-length queries the semantic ranking only promoted generic
+#: passages (e.g. the rubric over "Platform Dependency Risk" for a Facebook-only
+#: clinic), so for long queries its weight is LONG_QUERY_SEMANTIC_WEIGHT and, at 0,
+#: it is not computed at all (saving the embedding time per website).
+LONG_QUERY_TERMS = 40
+LONG_QUERY_SEMANTIC_WEIGHT = 0.0
+
+
+def rrf(rankings: list[dict[int, int]], k: int = K,
+        weights: list[float] | None = None) -> dict[int, float]:
+    """Fused scores ``sum(w / (k + rank))`` from rankings given as ``{item: rank}``
+    (rank 1 = best); every weight is 1 unless given."""
+    fused: dict[int, float] = {}
+    for n, ranking in enumerate(rankings):
+        weight = 1.0 if weights is None else weights[n]
+        for item, rank in ranking.items():
+            fused[item] = fused.get(item, 0.0) + weight / (k + rank)
+    return fused
+
+
+def ranking(scores: np.ndarray, keep: np.ndarray) -> dict[int, int]:
+    """``{passage: rank}`` for the passages where ``keep`` holds, best score first
+    (ties in passage order)."""
+    order = [int(i) for i in np.argsort(-scores, kind="stable") if keep[i]]
+    return {index: rank for rank, index in enumerate(order, 1)}
+
+
+class HybridRetriever:
+    """RRF of a BM25 and a semantic retriever over the same passages."""
+
+    def __init__(self, bm25: BM25Retriever, semantic: SemanticRetriever, k: int = K) -> None:
+        self.bm25 = bm25
+        self.semantic = semantic
+        self.passages = bm25.passages
+        self.k = k
+
+    def rankings(self, query: str) -> tuple[dict[int, int], dict[int, int]]:
+        """(bm25 ranking, semantic ranking); the latter is empty when its weight is 0."""
+        lexical = self.bm25.scores(query)
+        if self.weights(query)[1] == 0:
+            return ranking(lexical, lexical > 0), {}
+        dense = self.semantic.scores(query)
+        return (ranking(lexical, lexical > 0),
+                ranking(dense, dense >= self.semantic.min_similarity))
+
+    def weights(self, query: str) -> list[float]:
+        """[bm25, semantic] weights for this query."""
+        long = len(self.bm25.query_terms(query)) > LONG_QUERY_TERMS
+        return [1.0, LONG_QUERY_SEMANTIC_WEIGHT if long else 1.0]
+
+    def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
+        if limit < 0:
+            raise ValueError("limit must be >= 0")
+        fused = rrf(list(self.rankings(query)), self.k, self.weights(query))
+        order = sorted(fused, key=lambda i: (-fused[i], i))[:limit]
+        return [Hit(path=self.passages[i].path, heading=self.passages[i].heading,
+                    score=round(fused[i], 6), text=self.passages[i].text) for i in order]
+
+    def explain(self, query: str, hit: Hit) -> dict[str, Any]:
+        lexical, dense = self.rankings(query)
+        index = next(p.index for p in self.passages
+                     if (p.path, p.heading, p.text) == (hit.path, hit.heading, hit.text))
+        return {"method": "hybrid", "k": self.k, "bm25_rank": lexical.get(index),
+                "semantic_rank": dense.get(index), "weights": self.weights(query),
+                "bm25": self.bm25.explain(query, hit)["terms"],
+                "cosine": round(float(self.semantic.scores(query)[index]), 4)
+                if dense else None}

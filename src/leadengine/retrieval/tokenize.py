@@ -1,0 +1,93 @@
+"""The tokeniser for ``bm25`` (and the query side of the explain output).
+
+* Latin-script text: lowercased words, English stop words dropped, Snowball
+  stemmed ("clinics" and "clinic" meet; "booking" and "book" meet).
+* Thai, Burmese and other scripts written without spaces between words:
+  segmented with ICU's word break iterator when PyICU is installed, otherwise
+  character bigrams, which need no dictionary and still match a place name
+  such as "กรุงเทพ" inside a longer run of text.
+
+Every token is at least one character; nothing is dropped for being short
+(a one-letter Latin token is a stop word or a digit, and digits are kept).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+#: Bumped whenever tokenisation changes, so persisted indexes are rebuilt.
+TOKENIZER_VERSION = "2"
+
+_LATIN = r"[0-9a-z\u00c0-\u024f]+(?:['’][a-z]+)?"
+_THAI = r"[\u0e00-\u0e7f]+"
+_MYANMAR = r"[\u1000-\u109f\uaa60-\uaa7f\ua9e0-\ua9ff]+"
+#: Other scripts without word spaces: Lao, Khmer, CJK, Hiragana/Katakana.
+_UNSPACED = r"[\u0e80-\u0eff\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+"
+_TOKEN = re.compile(f"(?P<latin>{_LATIN})|(?P<seg>{_THAI}|{_MYANMAR}|{_UNSPACED})")
+
+#: English stop words, except those that carry meaning in lead qualification
+#: ("Facebook only", "no analytics", "owned website").
+STOP_WORDS = (frozenset(STOPWORDS_EN_PLUS) - {"no", "not", "only", "own", "nor"}) | {
+    "us", "also", "etc", "e", "g", "www", "http", "https", "com"}
+_stemmer = Stemmer.Stemmer("english")
+
+
+def _load_icu() -> Any:
+    try:
+        import icu  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return icu
+
+
+_icu = _load_icu()
+
+
+def segmenter_name() -> str:
+    """``"icu"`` when PyICU segments Thai/Burmese, else ``"bigram"``."""
+    return "icu" if _icu is not None else "bigram"
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens of ``text`` in order (repeats kept)."""
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(text.lower()):
+        word = match.group("latin")
+        if word is not None:
+            if word not in STOP_WORDS:
+                tokens.append(_stem(word))
+        else:
+            tokens.extend(segment(match.group("seg")))
+    return tokens
+
+
+def segment(run: str) -> list[str]:
+    """Split a run of Thai/Burmese/CJK text into word-like tokens."""
+    if _icu is not None:
+        return _icu_words(run)
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return str(_stemmer.stemWord(word))
+
+
+def _icu_words(run: str) -> list[str]:
+    breaker = _icu.BreakIterator.createWordInstance(_icu.Locale.getRoot())
+    breaker.setText(run)
+    words = []
+    start = breaker.first()
+    for end in breaker:
+        piece = run[start:end].strip()
+        if piece:
+            words.append(piece)
+        start = end
+    return words
