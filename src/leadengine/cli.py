@@ -163,8 +163,9 @@ def kb_search(query: str, limit: int, knowledge_dir: Path | None, method: str | 
     hits = knowledge.retrieve(query, limit=limit, method=method, budget=budget)
     why = [knowledge.retriever(method).explain(query, h) for h in hits] if explain else []
     if as_json:
-        rows = [{"path": h.path, "heading": h.heading, "score": h.score, "text": h.text}
-                for h in hits]
+        rows: list[dict[str, Any]] = [
+            {"path": h.path, "heading": h.heading, "score": h.score, "text": h.text}
+            for h in hits]
         for row, reason in zip(rows, why, strict=False):
             row["explain"] = reason
         click.echo(json.dumps(rows, ensure_ascii=False, indent=2))

@@ -39,7 +39,7 @@ _stemmer = Stemmer.Stemmer("english")
 
 def _load_icu() -> Any:
     try:
-        import icu  # type: ignore[import-not-found]
+        import icu
     except ImportError:
         return None
     return icu
