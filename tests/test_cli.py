@@ -54,7 +54,8 @@ def test_main_py_evaluates_the_bundled_example_offline() -> None:
 
 
 def test_main_py_evaluates_a_url(sites: SiteServer) -> None:
-    result = run_main(sites.url("yangon-school/"), "--provider", "heuristic")
+    result = run_main(sites.url("yangon-school/"), "--provider", "heuristic",
+                      "--allow-private")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["url"] == sites.url("yangon-school/")
     assert result.stderr == ""
@@ -87,8 +88,12 @@ def test_bad_input_is_one_line(args: list[str], pattern: str) -> None:
 
 def test_http_errors_and_wrong_content_are_one_line(sites: SiteServer) -> None:
     sites.route("/cli-report.pdf", body=b"%PDF-1.4", content_type="application/pdf")
-    assert_one_line_error(run_main(sites.url("nope.html")), "HTTP 404 Not Found")
-    assert_one_line_error(run_main(sites.url("cli-report.pdf")), "is application/pdf")
+    assert_one_line_error(run_main(sites.url("nope.html"), "--allow-private"),
+                          "HTTP 404 Not Found")
+    assert_one_line_error(run_main(sites.url("cli-report.pdf"), "--allow-private"),
+                          "is application/pdf")
+    assert_one_line_error(run_main(sites.url("yangon-school/")),
+                          "a private or local address; refused (use --allow-private")
 
 
 def test_empty_knowledge_dir(tmp_path: Path) -> None:
@@ -117,7 +122,8 @@ def test_unreachable_host_is_one_line() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    assert_one_line_error(run_main(f"http://127.0.0.1:{port}/"), "connection refused")
+    assert_one_line_error(run_main(f"http://127.0.0.1:{port}/", "--allow-private"),
+                          "connection refused")
 
 
 def test_several_targets_print_an_array_and_report_failures() -> None:

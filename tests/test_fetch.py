@@ -18,6 +18,8 @@ from tests.fakes.site_server import SiteServer
 
 
 def fetch(target: str, **settings: object) -> Page:
+    """Fetch with the SSRF guard off: the fixture sites live on 127.0.0.1."""
+    settings.setdefault("allow_private", True)
     return asyncio.run(fetch_page(target, Settings(**settings)))  # type: ignore[arg-type]
 
 
@@ -115,7 +117,7 @@ def test_dns_failure_is_reported_in_words() -> None:
         raise httpx.ConnectError("[Errno -2] Name or service not known", request=request)
 
     async def run() -> Page:
-        settings = Settings()
+        settings = Settings(allow_private=True)
         async with make_client(settings, transport=httpx.MockTransport(no_such_host)) as c:
             return await fetch_page("https://no-such-host.example/", settings, client=c)
 
@@ -148,7 +150,8 @@ def test_header_charset_is_used_when_the_bytes_are_not_utf8() -> None:
 
 
 def test_site_content_carries_text_and_detected_signals(sites: SiteServer) -> None:
-    site = asyncio.run(load_site(sites.url("bangkok-dental-fb-only/"), Settings()))
+    site = asyncio.run(load_site(sites.url("bangkok-dental-fb-only/"),
+                                 Settings(allow_private=True)))
     assert site.content.startswith(f"Website: {sites.url('bangkok-dental-fb-only/')}\nTitle: ")
     assert "Detected signals:" in site.content
     assert "no tracking scripts detected" in site.content

@@ -15,7 +15,7 @@ from tests.conftest import KNOWLEDGE, SITES
 from tests.fakes.site_server import SiteServer
 
 # Most tests judge sites, not retrieval: the seed's keyword method keeps them fast.
-HEURISTIC = Settings(provider="heuristic", retrieval_method="keyword")
+HEURISTIC = Settings(provider="heuristic", retrieval_method="keyword", allow_private=True)
 ALL_SITES = sorted(p.name for p in SITES.iterdir() if (p / "expected.json").is_file())
 
 
@@ -30,7 +30,8 @@ def expected(site: str) -> dict[str, object]:
 def test_bangkok_facebook_only_clinic_fits_well_with_platform_dependency(
         sites: SiteServer, kb: KnowledgeBase) -> None:
     evaluation = asyncio.run(evaluate_url(sites.url("bangkok-dental-fb-only/"),
-                                          Settings(provider="heuristic"), kb))
+                                          Settings(provider="heuristic", allow_private=True),
+                                          kb))
     assert evaluation.sources and all(s.heading for s in evaluation.sources)
     assert evaluation.business_name == "Smile Bright Dental"
     assert evaluation.fit_score >= 70

@@ -73,6 +73,21 @@ def _knowledge(settings: Settings) -> KnowledgeBase:
 knowledge_option = click.option(
     "--knowledge", "knowledge_dir", type=click.Path(path_type=Path),
     help="Knowledge directory (default: ./knowledge, else the bundled one).")
+def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by the commands that fetch websites."""
+    for option in reversed([
+        click.option("--allow-private", is_flag=True, default=None,
+                     help="Allow private, loopback and link-local addresses (SSRF guard "
+                          "off), e.g. for a site on the local network."),
+        click.option("--ignore-robots", is_flag=True, default=None,
+                     help="Fetch pages even where robots.txt disallows it."),
+        click.option("--max-pages", type=click.IntRange(min=0), default=None,
+                     help="Same-site pages read besides the homepage (default 4)."),
+    ]):
+        func = option(func)
+    return func
+
+
 method_option = click.option(
     "--method", type=click.Choice(list(METHODS)), default=None,
     help="Retrieval method: keyword (the seed's, whole files), bm25, semantic, hybrid "
@@ -98,14 +113,18 @@ def cli() -> None:
 @click.option("--no-rag", is_flag=True, help="Evaluate without advisory context.")
 @click.option("--limit", "rag_limit", type=click.IntRange(min=0), default=None,
               help="Maximum knowledge passages in the context (default 3).")
+@fetch_options
 @guarded
 def evaluate(targets: tuple[str, ...], provider: str | None, model: str | None,
              base_url: str | None, knowledge_dir: Path | None, method: str | None,
-             no_rag: bool, rag_limit: int | None) -> None:
+             no_rag: bool, rag_limit: int | None, allow_private: bool | None,
+             ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate websites (URLs or saved HTML files) and print the evaluation JSON."""
     settings = _settings(provider=provider, model=model, base_url=base_url,
                          knowledge_dir=knowledge_dir, retrieval_method=method,
-                         rag_limit=rag_limit, use_rag=not no_rag)
+                         rag_limit=rag_limit, use_rag=not no_rag, allow_private=allow_private,
+                         respect_robots=False if ignore_robots else None,
+                         max_pages=max_pages)
     kb = _knowledge(settings)
     evaluator = make_evaluator(settings, kb)
     if settings.provider is None and evaluator.name == "heuristic":

@@ -57,6 +57,9 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_MAX_BYTES": "max_bytes",
     "LEADENGINE_MAX_REDIRECTS": "max_redirects",
     "LEADENGINE_MAX_PAGES": "max_pages",
+    "LEADENGINE_MAX_TOTAL_BYTES": "max_total_bytes",
+    "LEADENGINE_ALLOW_PRIVATE": "allow_private",
+    "LEADENGINE_RESPECT_ROBOTS": "respect_robots",
     "LEADENGINE_MAX_CONTENT_CHARS": "max_content_chars",
     "LEADENGINE_LLM_RETRIES": "llm_retries",
 }
@@ -107,6 +110,12 @@ class Settings:
     max_bytes: int = 5_000_000
     #: Same-site pages read besides the homepage (about, contact, booking...).
     max_pages: int = 4
+    #: Bytes read across all pages of one site; subpages past it are skipped.
+    max_total_bytes: int = 15_000_000
+    #: Allow connecting to private, loopback and link-local addresses (SSRF guard off).
+    allow_private: bool = False
+    #: Obey robots.txt (``--ignore-robots`` turns it off).
+    respect_robots: bool = True
     #: Redirects followed before giving up.
     max_redirects: int = 5
     #: Website text longer than this (characters) is cut before prompting.

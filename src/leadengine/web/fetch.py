@@ -21,6 +21,7 @@ import httpx
 
 from leadengine.config import Settings
 from leadengine.errors import ContentError, FetchError
+from leadengine.web.guard import BlockedAddress, GuardedTransport, Resolver
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _HTML_SUFFIXES = (".html", ".htm", ".xhtml")
@@ -85,9 +86,12 @@ async def fetch_page(target: str, settings: Settings | None = None,
         return await _fetch_http(own_client, url, settings)
 
 
-def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None = None
-                ) -> httpx.AsyncClient:
-    """An httpx client with the engine's timeouts, redirect cap and user agent."""
+def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None = None,
+                resolver: Resolver | None = None) -> httpx.AsyncClient:
+    """An httpx client with the engine's timeouts, redirect cap, user agent and SSRF guard
+    (``transport`` replaces the guarded one, e.g. httpx.MockTransport in tests)."""
+    if transport is None:
+        transport = GuardedTransport(settings.allow_private, resolver)
     return httpx.AsyncClient(
         timeout=httpx.Timeout(settings.timeout),
         follow_redirects=True,
@@ -109,22 +113,28 @@ async def _fetch_http(client: httpx.AsyncClient, url: str, settings: Settings) -
             final_url = str(response.url)
     except FetchError:
         raise
-    except httpx.TimeoutException:
-        raise FetchError(url, f"timed out after {settings.timeout:g}s") from None
-    except httpx.TooManyRedirects:
-        raise FetchError(url, f"too many redirects (more than {settings.max_redirects})"
-                         ) from None
-    except httpx.ConnectError as exc:
-        raise FetchError(url, f"cannot connect: {_reason(exc)}") from None
-    except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
-        raise FetchError(url, f"not a valid URL ({exc})") from None
-    except httpx.HTTPError as exc:
-        raise FetchError(url, f"{type(exc).__name__}: {_reason(exc)}") from None
+    except (BlockedAddress, httpx.HTTPError) as exc:
+        raise http_error(url, exc, settings) from None
     _check_html(url, content_type, body)
     html, encoding = decode_html(body, content_type)
     return Page(url=url, final_url=final_url, status=response.status_code,
                 content_type=content_type.split(";")[0].strip() or "text/html", html=html,
                 encoding=encoding, truncated=truncated, fetched_at=time.time())
+
+
+def http_error(url: str, exc: Exception, settings: Settings) -> FetchError:
+    """The FetchError, in words, for an exception raised while fetching ``url``."""
+    if isinstance(exc, BlockedAddress):
+        return FetchError(url, str(exc))
+    if isinstance(exc, httpx.TimeoutException):
+        return FetchError(url, f"timed out after {settings.timeout:g}s")
+    if isinstance(exc, httpx.TooManyRedirects):
+        return FetchError(url, f"too many redirects (more than {settings.max_redirects})")
+    if isinstance(exc, httpx.ConnectError):
+        return FetchError(url, f"cannot connect: {_reason(exc)}")
+    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+        return FetchError(url, f"not a valid URL ({exc})")
+    return FetchError(url, f"{type(exc).__name__}: {_reason(exc)}")
 
 
 async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:

@@ -9,10 +9,11 @@ import httpx
 import lxml.html
 
 from leadengine.config import Settings
-from leadengine.errors import LeadEngineError
+from leadengine.errors import FetchError, LeadEngineError
 from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import Extracted, extract, page_content, parse_html
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
+from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, detect_signals, merge_signals
 
 #: Signals listed in the "Detected signals" block, with their labels.
@@ -69,14 +70,29 @@ async def load_site(target: str, settings: Settings | None = None,
     if client is None and not normalise_target(target).startswith("file:"):
         async with make_client(settings) as own_client:
             return await load_site(target, settings, own_client)
+    robots = RobotsPolicy(client, settings) if client and settings.respect_robots \
+        else None
+    if robots is not None:
+        await robots.check(normalise_target(target))
     page = await fetch_page(target, settings, client=client)
     tree = parse_html(page.html)
     extracted = extract(page, tree)
     parts = [(page, tree, extracted)]
     failed = []
     links = pick_subpages(tree, page.final_url, settings.max_pages)
-    results = await asyncio.gather(*(fetch_page(u, settings, client=client) for u in links),
-                                   return_exceptions=True)
+    budget = [settings.max_total_bytes - len(page.html)]
+
+    async def subpage(url: str) -> Page:
+        if robots is not None:
+            await robots.check(url)
+        if budget[0] <= 0:
+            raise FetchError(url, f"skipped: the site's byte budget "
+                                  f"({settings.max_total_bytes:,} bytes) is spent")
+        sub = await fetch_page(url, settings, client=client)
+        budget[0] -= len(sub.html)
+        return sub
+
+    results = await asyncio.gather(*(subpage(u) for u in links), return_exceptions=True)
     for url, result in zip(links, results, strict=True):
         if isinstance(result, BaseException):
             if not isinstance(result, LeadEngineError):

@@ -1,0 +1,72 @@
+"""robots.txt, as RFC 9309 reads it, for the engine's user agent.
+
+One robots.txt per origin per crawl. A 4xx answer means no rules (allowed);
+a 5xx or a network failure means "assume complete disallow", so the page is
+refused with a message that says why and how to override (``--ignore-robots``).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+from urllib.robotparser import RobotFileParser
+
+import httpx
+
+from leadengine.config import Settings
+from leadengine.errors import FetchError
+from leadengine.web.fetch import http_error
+from leadengine.web.guard import BlockedAddress
+
+#: Largest robots.txt read (RFC 9309 asks crawlers to read at least 500 KiB).
+MAX_ROBOTS_BYTES = 512_000
+
+
+class RobotsPolicy:
+    """Answers "may the engine fetch this URL?" for one crawl."""
+
+    def __init__(self, client: httpx.AsyncClient, settings: Settings) -> None:
+        self.client = client
+        self.settings = settings
+        self.user_agent = settings.user_agent
+        self._rules: dict[str, RobotFileParser | str] = {}
+
+    async def check(self, url: str) -> None:
+        """Return if ``url`` may be fetched; raise FetchError saying why if not."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in self._rules:
+            try:
+                self._rules[origin] = await self._load(origin)
+            except (BlockedAddress, httpx.ConnectError, httpx.TimeoutException) as exc:
+                # The site itself is unreachable: say so, as fetching the page would.
+                raise http_error(url, exc, self.settings) from None
+        rules = self._rules[origin]
+        if isinstance(rules, str):
+            raise FetchError(url, f"robots.txt could not be read ({rules}), so crawling is "
+                                  "treated as disallowed (use --ignore-robots to override)")
+        if not rules.can_fetch(self.user_agent, url):
+            raise FetchError(url, "disallowed by the site's robots.txt (use --ignore-robots "
+                                  "to override)")
+
+    async def _load(self, origin: str) -> RobotFileParser | str:
+        parser = RobotFileParser()
+        try:
+            async with self.client.stream("GET", f"{origin}/robots.txt") as response:
+                if 400 <= response.status_code < 500:
+                    parser.parse([])
+                    return parser
+                if response.status_code >= 500:
+                    return f"HTTP {response.status_code}"
+                body = b""
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) > MAX_ROBOTS_BYTES:
+                        break
+        except (httpx.ConnectError, httpx.TimeoutException):
+            raise
+        except httpx.HTTPError as exc:
+            return type(exc).__name__
+        parser.parse(body[:MAX_ROBOTS_BYTES].decode("utf-8", "replace").splitlines())
+        return parser
