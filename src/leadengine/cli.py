@@ -157,6 +157,23 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
     return results, failed
 
 
+@cli.command()
+@click.argument("target", metavar="URL|FILE")
+@click.option("--json", "as_json", is_flag=True, help="Print the full profile as JSON.")
+@fetch_options
+@guarded
+def profile(target: str, as_json: bool, allow_private: bool | None,
+            ignore_robots: bool | None, max_pages: int | None) -> None:
+    """Crawl a website and show what it reveals: contacts, signals with evidence, pages."""
+    from leadengine.web.profile import build_profile, profile_summary
+
+    settings = _settings(allow_private=allow_private, max_pages=max_pages,
+                         respect_robots=False if ignore_robots else None)
+    data = build_profile(_run(load_site(target, settings)))
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2) if as_json
+               else profile_summary(data))
+
+
 @cli.group()
 def kb() -> None:
     """Inspect and query the knowledge base."""

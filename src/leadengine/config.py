@@ -54,6 +54,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_TEMPERATURE": "temperature",
     "LEADENGINE_TIMEOUT": "timeout",
     "LEADENGINE_LLM_TIMEOUT": "llm_timeout",
+    "LEADENGINE_PAGE_DEADLINE": "page_deadline",
     "LEADENGINE_MAX_BYTES": "max_bytes",
     "LEADENGINE_MAX_REDIRECTS": "max_redirects",
     "LEADENGINE_MAX_PAGES": "max_pages",
@@ -102,6 +103,8 @@ class Settings:
     temperature: float = 0.2
     #: Seconds allowed for connecting to / reading from a website.
     timeout: float = 15.0
+    #: Seconds allowed for a whole page, however slowly it arrives.
+    page_deadline: float = 30.0
     #: Seconds allowed for one LLM request.
     llm_timeout: float = 60.0
     #: Retries of an LLM request on 429/5xx/timeouts (the SDK backs off).

@@ -164,7 +164,9 @@ def judge(site: Site, rules: Rules) -> Findings:
 
 
 def business_name(site: Site) -> str:
-    """The business's name: og:site_name, else the most name-like part of the title."""
+    """The business's name: JSON-LD, og:site_name, else the most name-like part of the title."""
+    if site.signals.business.get("name"):
+        return str(site.signals.business["name"])
     if site.extracted.site_name:
         return site.extracted.site_name
     title = site.extracted.title

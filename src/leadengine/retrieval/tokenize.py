@@ -42,7 +42,8 @@ def _load_icu() -> Any:
         import icu
     except ImportError:
         return None
-    return icu
+    # Another distribution can own the name "icu"; only PyICU has the word breaker.
+    return icu if hasattr(icu, "BreakIterator") else None
 
 
 _icu = _load_icu()

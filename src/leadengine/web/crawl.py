@@ -16,6 +16,7 @@ import lxml.html
 SUBPAGE_WORDS = (
     "contact", "about", "booking", "book", "appointment", "reservation", "services",
     "service", "pricing", "price", "rates", "menu", "rooms", "team", "doctors", "courses",
+    "projects", "portfolio", "products", "locations", "branches",
     "ติดต่อ", "เกี่ยวกับ", "จอง", "บริการ", "ราคา", "เมนู",
     "ဆက်သွယ်", "အကြောင်း", "ဝန်ဆောင်မှု", "ဘိုကင်", "စျေးနှုန်း",
 )

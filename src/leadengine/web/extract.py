@@ -55,7 +55,7 @@ def extract(page: Page, tree: lxml.html.HtmlElement | None = None) -> Extracted:
                                deduplicate=False) or ""
     if len(text) < 200:
         # Tiny pages: trafilatura may keep nothing; the visible body text is better.
-        body_text = _visible_text(tree)
+        body_text = visible_text(tree)
         if len(body_text) > len(text):
             text = body_text
     text = _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text)).strip()
@@ -103,20 +103,18 @@ def _meta(tree: lxml.html.HtmlElement, name: str) -> str:
     return ""
 
 
-def _visible_text(tree: lxml.html.HtmlElement) -> str:
-    bodies = tree.xpath("//body")
-    if not bodies:
-        return ""
-    parts = []
-    for node in bodies[0].iter():
-        if node.tag in ("script", "style", "noscript", "template") or not isinstance(
-                node.tag, str):
-            continue
-        if node.text and node.text.strip():
-            parts.append(node.text.strip())
-        if node.tail and node.tail.strip() and node.getparent() is not None:
-            parts.append(node.tail.strip())
-    return _clean(" ".join(parts))
+_TEXT_NODES = etree.XPath("//body//text()[not(ancestor::script) and not(ancestor::style) "
+                         "and not(ancestor::noscript) and not(ancestor::template)]")
+
+
+def text_nodes(tree: lxml.html.HtmlElement) -> list[str]:
+    """The page's visible text nodes, in document order (one XPath pass in C)."""
+    return [str(node) for node in _TEXT_NODES(tree)]
+
+
+def visible_text(tree: lxml.html.HtmlElement, nodes: list[str] | None = None) -> str:
+    """All visible text of the body, whitespace collapsed."""
+    return _clean(" ".join(nodes if nodes is not None else text_nodes(tree)))
 
 
 def _clean(text: str) -> str:

@@ -9,6 +9,7 @@ what went wrong in words.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import time
@@ -103,6 +104,17 @@ def make_client(settings: Settings, transport: httpx.AsyncBaseTransport | None =
 
 
 async def _fetch_http(client: httpx.AsyncClient, url: str, settings: Settings) -> Page:
+    try:
+        async with asyncio.timeout(settings.page_deadline):
+            return await _fetch_stream(client, url, settings)
+    except TimeoutError:
+        # The read timeout is per read; a server that drips a byte at a time never trips
+        # it, so each page also has a total deadline.
+        raise FetchError(url, f"took longer than {settings.page_deadline:g}s (slow server)"
+                         ) from None
+
+
+async def _fetch_stream(client: httpx.AsyncClient, url: str, settings: Settings) -> Page:
     try:
         async with client.stream("GET", url) as response:
             if response.status_code >= 400:

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
+
+from leadengine.web.extract import text_nodes, visible_text
+from leadengine.web.facts import find_address, forms_of, json_ld_business, sources_of
 
 #: Hosts (suffixes) of social networks; a link to one is social presence.
 SOCIAL_HOSTS = {
@@ -48,8 +52,10 @@ FREE_WEBMAIL = ("gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.co
 PLATFORM_HOSTS = ("facebook.com", "fb.com", "instagram.com", "linktr.ee", "lin.ee", "line.me",
                   "tiktok.com", "beacons.ai", "bio.link")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I)
-PHONE = re.compile(r"(?:\+?(?:95|66)[\s-]?|\b0)[\d၀-၉][\d၀-၉\s-]{6,13}[\d၀-၉]|"
-                   r"[၀-၉][၀-၉\s-]{6,13}[၀-၉]")
+#: Phone numbers: international (+95, +66, any +CC), Thai/Myanmar local (0...), and
+#: numbers written in Burmese digits. Thai text has no spaces, so no \b before digits.
+PHONE = re.compile(r"(?<![\d၀-၉+])(?:\+\d{1,3}[\s-]?\(?\d{1,4}\)?[\d\s-]{4,12}\d|"
+                   r"0[\d၀-၉][\d၀-၉\s-]{6,13}[\d၀-၉]|[၀-၉][၀-၉\s-]{6,13}[၀-၉])(?![\d၀-၉])")
 
 
 @dataclass
@@ -61,6 +67,13 @@ class Signals:
     social: dict[str, str] = field(default_factory=dict)
     phones: list[str] = field(default_factory=list)
     emails: list[str] = field(default_factory=list)
+    #: Trackers that may be loaded inside Google Tag Manager: not seen, not known absent.
+    unknown: list[str] = field(default_factory=list)
+    address: str = ""
+    business: dict[str, Any] = field(default_factory=dict)
+    forms: list[dict[str, Any]] = field(default_factory=list)
+    scripts: list[str] = field(default_factory=list)
+    iframes: list[str] = field(default_factory=list)
 
     def set(self, name: str, value: bool, evidence: str = "") -> None:
         self.flags[name] = self.flags.get(name, False) or value
@@ -72,8 +85,9 @@ class Signals:
 
     def as_dict(self) -> dict[str, object]:
         flags = {k: v for k, v in self.flags.items() if not k.startswith("_")}
-        return {**flags, "evidence": dict(self.evidence), "social": dict(self.social),
-                "phones": list(self.phones), "emails": list(self.emails)}
+        return {**flags, "unknown": list(self.unknown), "evidence": dict(self.evidence),
+                "social": dict(self.social), "phones": list(self.phones),
+                "emails": list(self.emails)}
 
 
 def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
@@ -122,23 +136,29 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
     social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
     signals.set("social_link", bool(social), signals.social[social[0]] if social else "")
 
-    forms = tree.xpath("//form")
-    contact = [f for f in forms if _is_contact_form(f)]
-    signals.set("contact_form", bool(contact), _form_evidence(contact[0]) if contact else "")
+    signals.forms = forms_of(tree, url)
+    lead_forms = [f for f in signals.forms if f["purpose"] == "contact"]
+    signals.set("contact_form", bool(lead_forms), _form_evidence(lead_forms[0])
+                if lead_forms else "")
     booking = BOOKING.search("\n".join(sources + links))
-    booking_form = [f for f in forms if f.xpath(".//input[@type='date' or @type='time' or "
-                                                "@type='datetime-local']")]
+    booking_form = [f for f in signals.forms if f["purpose"] == "booking"]
     signals.set("online_booking", bool(booking or booking_form),
                 _snippet("\n".join(sources + links), booking) if booking else
                 (_form_evidence(booking_form[0]) if booking_form else ""))
+    signals.scripts = sources_of(tree, url, "//script/@src")
+    signals.iframes = sources_of(tree, url, "//iframe/@src")
+    signals.business = json_ld_business(tree)
     markup = "\n".join(sources + links) + "\n" + inline + "\n" + " ".join(
         tree.xpath("//button//text()|//a//text()|//@class|//@id")[:2000])
     ecommerce = ECOMMERCE.search(markup)
     signals.set("ecommerce", bool(ecommerce), _snippet(markup, ecommerce))
 
-    page_text = text + "\n" + " ".join(tree.xpath("//footer//text()|//address//text()"))
+    # Contacts live in headers and footers, which main-text extraction drops.
+    nodes = text_nodes(tree)
+    page_text = text + "\n" + visible_text(tree, nodes)
     signals.emails = _unique(signals.emails + EMAIL.findall(page_text))
     signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)])
+    signals.address = signals.business.get("address") or find_address(tree, nodes)
     signals.flags["_platform_host"] = _host_in(host, ("facebook.com", "fb.com"))
     return derive(signals)
 
@@ -153,11 +173,30 @@ def merge_signals(pages: list[Signals]) -> Signals:
             merged.social.setdefault(network, link)
         merged.phones = _unique(merged.phones + page.phones)
         merged.emails = _unique(merged.emails + page.emails)
+        merged.address = merged.address or page.address
+        merged.business = {**page.business, **merged.business}
+        merged.forms += page.forms
+        merged.scripts = list(dict.fromkeys(merged.scripts + page.scripts))
+        merged.iframes = list(dict.fromkeys(merged.iframes + page.iframes))
     return derive(merged)
 
 
 def derive(signals: Signals) -> Signals:
-    """Recompute the signals that depend on others (contacts, Facebook-only)."""
+    """Recompute the signals that depend on others (contacts, address, Facebook-only,
+    trackers hidden in Tag Manager)."""
+    for key, target in (("telephone", signals.phones), ("email", signals.emails)):
+        if signals.business.get(key) and signals.business[key] not in target:
+            target.append(signals.business[key])
+    signals.set("address", bool(signals.address), signals.address)
+    signals.unknown = []
+    if signals["google_tag_manager"]:
+        container = signals.evidence.get("google_tag_manager", "Google Tag Manager")
+        for name in ("google_analytics", "meta_pixel", "tiktok_pixel", "hotjar", "clarity"):
+            if not signals[name]:
+                signals.unknown.append(name)
+        if signals.unknown:
+            signals.evidence["unknown"] = ("may be loaded inside Google Tag Manager, which "
+                                           f"cannot be seen from the page: {container[:120]}")
     signals.set("email", bool(signals.emails), ", ".join(signals.emails[:3]))
     signals.set("phone", bool(signals.phones), ", ".join(signals.phones[:3]))
     free = [e for e in signals.emails if e.lower().rsplit("@", 1)[-1] in FREE_WEBMAIL]
@@ -175,22 +214,9 @@ def derive(signals: Signals) -> Signals:
     return signals
 
 
-def _is_contact_form(form: lxml.html.HtmlElement) -> bool:
-    if form.xpath(".//textarea"):
-        return True
-    fields = form.xpath(".//input[not(@type='hidden') and not(@type='submit')]")
-    types = {(f.get("type") or "text").lower() for f in fields}
-    names = " ".join((f.get("name") or "") + " " + (f.get("placeholder") or "") for f in fields)
-    if types <= {"search"} or (re.search(r"\b(search|q|s)\b", names.lower()) and len(fields) == 1):
-        return False
-    return bool(types & {"email", "tel"}) and len(fields) >= 2
-
-
-def _form_evidence(form: lxml.html.HtmlElement) -> str:
-    action = form.get("action") or "(this page)"
-    fields = [f.get("name") or f.get("type") or f.tag
-              for f in form.xpath(".//input[not(@type='hidden')]|.//textarea|.//select")]
-    return f"form action={action} fields={','.join(fields[:8])}"
+def _form_evidence(form: dict[str, Any]) -> str:
+    return (f"{form['purpose']} form on {form['page']} (action {form['action']}, fields "
+            f"{', '.join(form['fields'][:8])})")
 
 
 def _snippet(text: str, match: re.Match[str] | None) -> str:

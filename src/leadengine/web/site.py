@@ -12,6 +12,7 @@ from leadengine.config import Settings
 from leadengine.errors import FetchError, LeadEngineError
 from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import Extracted, extract, page_content, parse_html
+from leadengine.web.facts import detect_language
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, detect_signals, merge_signals
@@ -53,6 +54,10 @@ class Site:
     pages: tuple[str, ...] = ()
     #: Subpages that could not be read, with the reason.
     failed_pages: tuple[str, ...] = ()
+    #: Main language of the site's text: en, th, my or other.
+    language: str = "other"
+    #: Per page read: url, title, language, characters of HTML.
+    page_info: tuple[dict[str, object], ...] = ()
 
     def warnings(self) -> list[str]:
         """What the evaluation could not see: unread subpages, a page cut at the byte cap."""
@@ -120,9 +125,18 @@ def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
                              for page, tree, ex in parts])
     text = page_content([ex for _, _, ex in parts], settings.max_content_chars)
     content = text + "\n\n" + signals_block(signals)
-    page, _, extracted = parts[0]
+    page, tree, extracted = parts[0]
+    info = tuple({"url": p.final_url, "title": ex.title, "chars": len(p.html),
+                  "language": detect_language(ex.text, _html_lang(t)),
+                  "truncated": p.truncated} for p, t, ex in parts)
     return Site(page=page, extracted=extracted, signals=signals, content=content, text=text,
-                pages=tuple(p.final_url for p, _, _ in parts), failed_pages=tuple(failed))
+                pages=tuple(p.final_url for p, _, _ in parts), failed_pages=tuple(failed),
+                language=detect_language(text, _html_lang(tree)), page_info=info)
+
+
+def _html_lang(tree: lxml.html.HtmlElement) -> str:
+    values = tree.xpath("/html/@lang")
+    return str(values[0]) if values else ""
 
 
 def signals_block(signals: Signals) -> str:
@@ -135,6 +149,9 @@ def signals_block(signals: Signals) -> str:
              f"- Present: {', '.join(present) or 'none'}",
              f"- Not found: {', '.join(absent) or 'none'}",
              f"- Tracking scripts: {', '.join(trackers) or 'no tracking scripts detected'}"]
+    if signals.unknown:
+        unknown = [_TRACKER_LABELS[name] for name in signals.unknown if name in _TRACKER_LABELS]
+        lines.append(f"- Unknown (may load inside Google Tag Manager): {', '.join(unknown)}")
     if signals.social:
         lines.append("- Social/messaging: " + ", ".join(sorted(signals.social)))
     return "\n".join(lines)

@@ -1,0 +1,61 @@
+"""The site profile: everything the engine learned about a business from its website,
+as one JSON-ready mapping (``leadengine profile URL --json``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leadengine.web.site import Site
+
+#: Boolean signals every profile has (the issue's contract), in this order.
+PROFILE_SIGNALS = (
+    "google_analytics", "google_tag_manager", "meta_pixel", "tiktok_pixel", "hotjar",
+    "clarity", "contact_form", "online_booking", "ecommerce", "facebook_link", "facebook_only",
+    "messaging_link", "social_link", "phone", "email", "address", "own_domain_email",
+    "free_webmail", "https", "mobile_viewport", "has_website", "analytics",
+)
+
+
+def build_profile(site: Site) -> dict[str, Any]:
+    """The profile of a loaded site."""
+    signals = site.signals
+    business = dict(signals.business)
+    business.setdefault("name", site.extracted.site_name or site.extracted.title)
+    return {
+        "url": site.page.url,
+        "final_url": site.page.final_url,
+        "language": site.language,
+        "business": business,
+        "contacts": {"phones": list(signals.phones), "emails": list(signals.emails),
+                     "address": signals.address, "social": dict(signals.social)},
+        "signals": {name: signals[name] for name in PROFILE_SIGNALS},
+        "unknown": list(signals.unknown),
+        "evidence": dict(signals.evidence),
+        "pages": [dict(p) for p in site.page_info],
+        "failed_pages": list(site.failed_pages),
+        "forms": list(signals.forms),
+        "scripts": list(signals.scripts),
+        "iframes": list(signals.iframes),
+    }
+
+
+def profile_summary(profile: dict[str, Any]) -> str:
+    """A short human-readable summary of a profile."""
+    on = [name for name, value in profile["signals"].items() if value]
+    off = [name for name, value in profile["signals"].items() if not value
+           and name not in profile["unknown"]]
+    lines = [
+        f"{profile['business'].get('name') or profile['url']}  ({profile['language']})",
+        f"  pages:    {', '.join(p['url'] for p in profile['pages'])}",
+        f"  phones:   {', '.join(profile['contacts']['phones']) or '-'}",
+        f"  emails:   {', '.join(profile['contacts']['emails']) or '-'}",
+        f"  address:  {profile['contacts']['address'] or '-'}",
+        f"  social:   {', '.join(profile['contacts']['social']) or '-'}",
+        f"  present:  {', '.join(on) or '-'}",
+        f"  absent:   {', '.join(off) or '-'}",
+    ]
+    if profile["unknown"]:
+        lines.append(f"  unknown:  {', '.join(profile['unknown'])} (may load inside Tag Manager)")
+    for failure in profile["failed_pages"]:
+        lines.append(f"  not read: {failure}")
+    return "\n".join(lines)
