@@ -268,3 +268,14 @@ def test_unknown_method_and_embedder(kb: KnowledgeBase) -> None:
         kb.retrieve("x", method="magic")
     with pytest.raises(ConfigError, match="unknown embedder 'bert'"):
         make_embedder("bert")
+
+
+def test_ranking_keeps_the_best_depth_with_ties_in_passage_order() -> None:
+    from leadengine.retrieval.hybrid import ranking
+
+    scores = np.array([3.0, 1.0, 3.0, 2.0, 0.0])
+    keep = scores > 0
+    assert ranking(scores, keep) == {0: 1, 2: 2, 3: 3, 1: 4}
+    assert ranking(scores, keep, depth=2) == {0: 1, 2: 2}
+    assert ranking(scores, keep, depth=3) == {0: 1, 2: 2, 3: 3}
+    assert ranking(scores, np.zeros(5, dtype=bool)) == {}

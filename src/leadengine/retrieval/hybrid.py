@@ -43,11 +43,22 @@ def rrf(rankings: list[dict[int, int]], k: int = K,
     return fused
 
 
-def ranking(scores: np.ndarray, keep: np.ndarray) -> dict[int, int]:
-    """``{passage: rank}`` for the passages where ``keep`` holds, best score first
-    (ties in passage order)."""
-    order = [int(i) for i in np.argsort(-scores, kind="stable") if keep[i]]
-    return {index: rank for rank, index in enumerate(order, 1)}
+#: Each method contributes its best DEPTH passages to the fusion (1/(60+100) is already
+#: small, and ranking ten thousand passages in Python cost milliseconds per query).
+DEPTH = 100
+
+
+def ranking(scores: np.ndarray, keep: np.ndarray, depth: int = DEPTH) -> dict[int, int]:
+    """``{passage: rank}`` for the best ``depth`` passages where ``keep`` holds, best score
+    first (ties in passage order)."""
+    kept = np.flatnonzero(keep)
+    if kept.size > depth:
+        # Partial selection, then a stable sort of the survivors by (score, index).
+        top = kept[np.argpartition(-scores[kept], depth - 1)[:depth]]
+        threshold = scores[top].min()
+        kept = kept[scores[kept] >= threshold]
+    order = kept[np.argsort(-scores[kept], kind="stable")][:depth]
+    return {int(index): rank for rank, index in enumerate(order, 1)}
 
 
 class HybridRetriever:
