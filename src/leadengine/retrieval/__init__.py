@@ -62,8 +62,14 @@ def _hybrid(kb: KnowledgeBase) -> Retriever:
     from leadengine.retrieval.hybrid import HybridRetriever
     from leadengine.retrieval.semantic import SemanticRetriever
 
-    bm25, semantic = kb.retriever("bm25"), kb.retriever("semantic")
-    assert isinstance(bm25, BM25Retriever) and isinstance(semantic, SemanticRetriever)
+    bm25 = kb.retriever("bm25")
+    assert isinstance(bm25, BM25Retriever)
+
+    def semantic() -> SemanticRetriever:
+        retriever = kb.retriever("semantic")
+        assert isinstance(retriever, SemanticRetriever)
+        return retriever
+
     return HybridRetriever(bm25, semantic)
 
 

@@ -12,6 +12,7 @@ For long queries (whole websites) the semantic ranking is weighted by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -64,11 +65,21 @@ def ranking(scores: np.ndarray, keep: np.ndarray, depth: int = DEPTH) -> dict[in
 class HybridRetriever:
     """RRF of a BM25 and a semantic retriever over the same passages."""
 
-    def __init__(self, bm25: BM25Retriever, semantic: SemanticRetriever, k: int = K) -> None:
+    def __init__(self, bm25: BM25Retriever,
+                 semantic: SemanticRetriever | Callable[[], SemanticRetriever],
+                 k: int = K) -> None:
         self.bm25 = bm25
-        self.semantic = semantic
+        self._semantic = semantic
         self.passages = bm25.passages
         self.k = k
+
+    @property
+    def semantic(self) -> SemanticRetriever:
+        """The semantic retriever, built on first use: website-length queries never need
+        it, so evaluating a site does not load the model or embed the knowledge base."""
+        if not isinstance(self._semantic, SemanticRetriever):
+            self._semantic = self._semantic()
+        return self._semantic
 
     def rankings(self, query: str) -> tuple[dict[int, int], dict[int, int]]:
         """(bm25 ranking, semantic ranking); the latter is empty when its weight is 0."""
