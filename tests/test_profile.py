@@ -144,3 +144,29 @@ def test_slow_drip_hits_the_page_deadline(sites: SiteServer) -> None:
     with pytest.raises(FetchError, match=r"/drip: took longer than 1s \(slow server\)"):
         profile_of(sites.url("drip"), Settings(allow_private=True, page_deadline=1.0,
                                                timeout=5.0))
+
+
+def test_chat_payment_and_call_to_action_signals() -> None:
+    from leadengine.web.fetch import Page
+    from leadengine.web.site import site_from_page
+
+    html = """<html lang="en"><head><title>Golden Land Tours | Yangon</title>
+    <script src="https://embed.tawk.to/5f1a/default"></script>
+    <script src="https://cdn.omise.co/omise.js"></script></head>
+    <body><p>Day trips around Yangon since 2012, with guides who speak five languages.</p>
+    <a href="/tours">Book now</a></body></html>"""
+    page = Page(url="https://goldenland.example/", final_url="https://goldenland.example/",
+                status=200, content_type="text/html", html=html, encoding="utf-8",
+                truncated=False, fetched_at=0.0)
+    profile = build_profile(site_from_page(page))
+    assert profile["signals"]["chat_widget"] and profile["signals"]["online_payment"]
+    assert profile["evidence"]["chat_widget"] == "https://embed.tawk.to/5f1a/default"
+    assert profile["evidence"]["online_payment"] == "https://cdn.omise.co/omise.js"
+    assert profile["evidence"]["call_to_action"] == "Book now"
+    assert profile["signals"]["https"] and profile["page_count"] == 1
+    plain = site_from_page(Page(url="https://x.example/", final_url="https://x.example/",
+                                status=200, content_type="text/html",
+                                html="<p>We make tea in Mandalay.</p>", encoding="utf-8",
+                                truncated=False, fetched_at=0.0))
+    assert not any(plain.signals[n] for n in ("chat_widget", "online_payment",
+                                              "call_to_action"))

@@ -46,6 +46,9 @@ SIGNAL_NAMES = (
     "https",
     "mobile_viewport",
     "has_website",
+    "chat_widget",
+    "online_payment",
+    "call_to_action",
 )
 
 

@@ -12,7 +12,8 @@ PROFILE_SIGNALS = (
     "google_analytics", "google_tag_manager", "meta_pixel", "tiktok_pixel", "hotjar",
     "clarity", "contact_form", "online_booking", "ecommerce", "facebook_link", "facebook_only",
     "messaging_link", "social_link", "phone", "email", "address", "own_domain_email",
-    "free_webmail", "https", "mobile_viewport", "has_website", "analytics",
+    "free_webmail", "https", "mobile_viewport", "has_website", "analytics", "chat_widget",
+    "online_payment", "call_to_action",
 )
 
 
@@ -31,6 +32,7 @@ def build_profile(site: Site) -> dict[str, Any]:
         "signals": {name: signals[name] for name in PROFILE_SIGNALS},
         "unknown": list(signals.unknown),
         "evidence": dict(signals.evidence),
+        "page_count": len(site.page_info),
         "pages": [dict(p) for p in site.page_info],
         "failed_pages": list(site.failed_pages),
         "forms": list(signals.forms),

@@ -46,6 +46,20 @@ BOOKING = re.compile(r"calendly\.com|simplybook\.|setmore\.com|fresha\.com|opent
                      r"|tablecheck\.com|chope\.co|hungryhub\.com", re.I)
 ECOMMERCE = re.compile(r"cdn\.shopify\.com|woocommerce|/cart\b|add[-_ ]to[-_ ]cart|"
                        r"data-product-id|shopee\.|lazada\.", re.I)
+#: Live-chat widgets (operational maturity).
+CHAT = re.compile(r"tawk\.to|embed\.tawk|intercom\.io|widget\.intercom|crisp\.chat|"
+                  r"zopim|zendesk\.com/embeddable|livechatinc\.com|tidio|"
+                  r"connect\.facebook\.net/[^\"']*/sdk/xfbml\.customerchat|fb-customerchat|"
+                  r"getbutton\.io|elfsight\.com.*chat", re.I)
+#: Online payment providers, global and local (Thailand, Myanmar).
+PAYMENT = re.compile(r"js\.stripe\.com|checkout\.stripe|paypal\.com/sdk|paypalobjects|"
+                     r"omise\.co|cdn\.omise|2c2p\.com|gbprimepay|kbzpay|wavemoney|"
+                     r"wavepay|ayapay|dinger\.asia|promptpay", re.I)
+#: Calls to action in links and buttons (English, Thai, Burmese).
+CALL_TO_ACTION = re.compile(r"\b(book (now|online|an appointment|a table)|get a quote|"
+                            r"request a quote|contact us|call (us )?now|order now|buy now|add to cart|"
+                            r"shop now|enquire|enroll|register now|reserve)\b|จองเลย|"
+                            r"สั่งซื้อ|ติดต่อเรา|สมัครเลย|ဆက်သွယ်ရန်|မှာယူရန်", re.I)
 FREE_WEBMAIL = ("gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com",
                 "icloud.com", "ymail.com", "aol.com", "proton.me", "protonmail.com")
 #: Hosts that are a platform page, not a site the business owns.
@@ -145,6 +159,15 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
     signals.set("online_booking", bool(booking or booking_form),
                 _snippet("\n".join(sources + links), booking) if booking else
                 (_form_evidence(booking_form[0]) if booking_form else ""))
+    chat = CHAT.search(haystack)
+    signals.set("chat_widget", bool(chat), _snippet(haystack, chat))
+    payment = PAYMENT.search(haystack + "\n" + "\n".join(links))
+    signals.set("online_payment", bool(payment),
+                _snippet(haystack + "\n" + "\n".join(links), payment))
+    actions = " | ".join(" ".join(t.split()) for t in tree.xpath(
+        "//a//text()|//button//text()|//input[@type='submit']/@value")[:3000] if t.strip())
+    cta = CALL_TO_ACTION.search(actions)
+    signals.set("call_to_action", bool(cta), cta.group(0) if cta else "")
     signals.scripts = sources_of(tree, url, "//script/@src")
     signals.iframes = sources_of(tree, url, "//iframe/@src")
     signals.business = json_ld_business(tree)
