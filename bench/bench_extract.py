@@ -43,6 +43,7 @@ import platform
 import pstats
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -53,11 +54,10 @@ from typing import Any
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
 from leadengine.web import extract as extract_mod
-from leadengine.web.extract import extract, page_content, parse_html, visible_text
-from leadengine.web.facts import detect_language
+from leadengine.web.extract import extract, parse_html, visible_text
 from leadengine.web.fetch import Page, decode_html
-from leadengine.web.signals import detect_signals, merge_signals
-from leadengine.web.site import signals_block, site_from_page
+from leadengine.web.signals import detect_signals
+from leadengine.web.site import assemble_site, site_from_page
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "sites"
@@ -395,7 +395,7 @@ class Elementor:
 
 def _mega_menu(rng: random.Random, links: int) -> str:
     per = links // len(_MENU)
-    items = []
+    items: list[str] = []
     n = 0
     for top in _MENU:
         subs = []
@@ -634,11 +634,11 @@ def typical_page(seed: int, target_bytes: int = TARGET_BYTES, json_ld: bool = Tr
     base = size(())
     n = 0
     while base < target_bytes - 1_000:
-        row = el.section([el.column([el.image(n + k)], 33) for k in range(3)])
-        if base + len(row) > target_bytes + 1_000:
+        images = el.section([el.column([el.image(n + k)], 33) for k in range(3)])
+        if base + len(images) > target_bytes + 1_000:
             break
-        gallery.append(row)
-        base += len(row)
+        gallery.append(images)
+        base += len(images)
         n += 3
     return "".join(head + body[:gallery_at] + gallery + body[gallery_at:])
 
@@ -772,12 +772,19 @@ def bench_page(name: str, kind: str, page: Page, settings: Settings, runs: int, 
                       signals=flags, samples_ms=timing.samples_ms)
 
 
-def breakdown(page: Page, runs: int, warmups: int, budget_s: float,
+def breakdown(page: Page, settings: Settings, runs: int, warmups: int, budget_s: float,
               min_runs: int) -> dict[str, dict[str, float]]:
-    """p50 etc. of each stage of ``site_from_page``, each called on its own."""
+    """p50 etc. of each stage of ``site_from_page``, each called on its own.
+
+    ``site_from_page`` = parse + extract + ``assemble_site``; ``assemble_site`` runs
+    ``detect_signals`` and then merges, builds the text and detects the language. The
+    stages are timed round-robin (one call of each per round, the whole call included), so
+    a change in machine load hits all of them alike.
+    """
     tree = parse_html(page.html)
     extracted = extract(page, tree)
     stages: dict[str, Callable[[], object]] = {
+        "site_from_page (whole call)": lambda: site_from_page(page, settings),
         "lxml parse (parse_html)": lambda: parse_html(page.html),
         "extract (title, meta, trafilatura)": lambda: extract(page, tree),
     }
@@ -790,26 +797,26 @@ def breakdown(page: Page, runs: int, warmups: int, budget_s: float,
         stages["  of which: trafilatura.extract"] = lambda: trafilatura.extract(
             markup, url=page.final_url, favor_recall=True, include_comments=False,
             include_tables=True, deduplicate=False)
-    stages["signals (detect_signals)"] = lambda: detect_signals(tree, page.final_url,
-                                                                extracted.text)
-    signals = detect_signals(tree, page.final_url, extracted.text)
-    lang = "".join(str(v) for v in tree.xpath("/html/@lang"))
-    settings = Settings()
+    stages["assemble_site (signals, merge, text..)"] = lambda: assemble_site(
+        [(page, tree, extracted)], settings, [])
+    stages["  of which: signals (detect_signals)"] = lambda: detect_signals(
+        tree, page.final_url, extracted.text)
 
-    def rest() -> None:
-        # What assemble_site does besides detect_signals (public helpers only).
-        merged = merge_signals([signals])
-        text = page_content([extracted], settings.max_content_chars)
-        signals_block(merged)
-        detect_language(extracted.text, lang)
-        detect_language(text, lang)
-
-    stages["rest (merge, content, language x2)"] = rest
-    out: dict[str, dict[str, float]] = {}
-    for label, fn in stages.items():
-        t = time_calls(fn, runs, warmups, budget_s, min_runs)
-        out[label] = {**t.stats, "runs": t.runs}
-    return out
+    clock = time.perf_counter
+    samples: dict[str, list[float]] = {label: [] for label in stages}
+    gc.collect()
+    for _ in range(warmups):
+        for fn in stages.values():
+            fn()
+    start = clock()
+    rounds = 0
+    while rounds < runs and not (rounds >= min_runs and clock() - start > budget_s):
+        for label, fn in stages.items():
+            t0 = clock()
+            fn()
+            samples[label].append(clock() - t0)
+        rounds += 1
+    return {label: {**_stats(ts), "runs": len(ts)} for label, ts in samples.items()}
 
 
 def profile(page: Page, settings: Settings, calls: int, top: int = 15) -> dict[str, Any]:
@@ -838,6 +845,18 @@ def profile(page: Page, settings: Settings, calls: int, top: int = 15) -> dict[s
 
 
 # ------------------------------------------------------------------------------ report
+
+def git_state() -> dict[str, Any]:
+    """HEAD and the uncommitted files under src/ (the code measured may be work in progress)."""
+    def run(*cmd: str) -> str:
+        try:
+            return subprocess.run(["git", *cmd], cwd=REPO, capture_output=True, text=True,
+                                  timeout=10, check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    dirty = [line[3:] for line in run("status", "--porcelain", "--", "src").splitlines()]
+    return {"head": run("rev-parse", "--short", "HEAD").strip(), "src_uncommitted": dirty}
+
 
 def _ms(v: float) -> str:
     return f"{v:8.1f}" if v < 10_000 else f"{v:8.0f}"
@@ -894,6 +913,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.runs, args.warmups, args.budget, args.min_runs = 8, 1, 10.0, 1
 
     settings = Settings()
+    git = git_state()
     load_start = os.getloadavg()
     t_start = time.perf_counter()
     t0 = time.perf_counter()
@@ -913,7 +933,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results.append(bench_page(name, "synthetic", page, settings, *timing_args))
     by_name = {r.name: r for r in results}
 
-    stages = breakdown(synthetic["typical-300k"], *timing_args)
+    stages = breakdown(synthetic["typical-300k"], settings, *timing_args)
 
     fixtures: list[PageResult] = []
     huge: PageResult | None = None
@@ -940,6 +960,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, "
           f"load avg {load_start[0]:.2f} at start; pages generated in {gen_s:.2f}s; "
           f"runs {args.runs}, warm-ups {args.warmups}")
+    print(f"code: HEAD {git['head'] or '?'}, {len(git['src_uncommitted'])} uncommitted file(s) "
+          f"under src/{': ' + ', '.join(git['src_uncommitted']) if git['src_uncommitted'] else ''}")
     t = by_name["typical-300k"]
     print(f"typical-300k: {t.bytes:,} bytes ({t.bytes / 1e3:.1f} KB, aim 280-320 KB"
           f"{'' if 280_000 <= t.bytes <= 320_000 else ' -- OUT OF RANGE'}), "
@@ -970,13 +992,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{HUGE}: {huge.bytes / 1e6:.2f} MB, p50 {huge.timing['p50_ms']:.0f} ms over "
               f"{huge.runs} run(s)")
     print()
-    print("typical-300k breakdown (each stage called on its own; p50 / p95 ms):")
+    print("typical-300k breakdown (each stage called on its own, round-robin; p50 / p95 ms):")
     for label, s in stages.items():
         print(f"  {label:<40}{s['p50_ms']:8.1f}{s['p95_ms']:8.1f}  ({s['runs']:.0f} runs)")
     whole = t.timing["p50_ms"] if t.timing else float("nan")
-    top = [s for k, s in stages.items() if not k.startswith(" ")]
-    print(f"  {'sum of stages / site_from_page':<40}{sum(s['p50_ms'] for s in top):8.1f}"
-          f"{whole:8.1f}")
+    stage_p50 = {k.split(" (")[0].replace("of which:", "").strip(): s["p50_ms"]
+                 for k, s in stages.items()}
+    rest_ms = stage_p50["assemble_site"] - stage_p50["signals"]
+    print(f"  {'  of which: rest (assemble - signals)':<40}"
+          f"{rest_ms:8.1f}")
+    parts = stage_p50["lxml parse"] + stage_p50["extract"] + stage_p50["assemble_site"]
+    print(f"  {'sum parse+extract+assemble':<40}{parts:8.1f}   (whole call "
+          f"{stage_p50['site_from_page']:.1f} here, {whole:.1f} in the table)")
     for name, prof in profiles.items():
         print()
         print_profile(name, prof)
@@ -999,11 +1026,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({
         "args": vars(args), "python": sys.version, "platform": platform.platform(),
-        "cpus": os.cpu_count(), "loadavg_start": load_start, "loadavg_end": load_end,
+        "git": git, "cpus": os.cpu_count(), "loadavg_start": load_start, "loadavg_end": load_end,
         "target_ms": TARGET_MS, "target_pass": passed, "report_only_pass": report_only,
         "total_s": total_s, "generate_s": gen_s,
         "pages": [asdict(r) for r in results],
         "typical_breakdown": stages,
+        "typical_rest_of_assemble_p50_ms": rest_ms,
         "fixtures": [asdict(r) for r in fixtures],
         "fixture_summary": fixture_summary,
         "huge_page": asdict(huge) if huge else None,

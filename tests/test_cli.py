@@ -26,6 +26,7 @@ def run_main(*args: str, env: dict[str, str] | None = None,
     full_env = {k: v for k, v in os.environ.items()
                 if k == "LEADENGINE_CACHE_DIR" or (not k.startswith("LEADENGINE_")
                 and k not in ("GROQ_API_KEY", "OPENAI_API_KEY"))}
+    full_env["LEADENGINE_USE_CACHE"] = "0"
     full_env.update(env or {})
     return subprocess.run([sys.executable, str(REPO / "main.py"), *args], capture_output=True,
                           text=True, env=full_env, cwd=cwd, timeout=60)

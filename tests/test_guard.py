@@ -144,3 +144,22 @@ def test_the_site_byte_budget_skips_further_subpages(sites: SiteServer) -> None:
     assert site.pages == (sites.url("bangkok-clinic-mature/"),)
     assert len(site.failed_pages) == 3
     assert all("byte budget (1,000 bytes) is spent" in f for f in site.failed_pages)
+
+
+@pytest.mark.parametrize("address,public", [
+    ("2002:7f00:1::1", False),          # 6to4 carrying 127.0.0.1
+    ("64:ff9b::a00:5", False),          # NAT64 carrying 10.0.0.5
+    ("64:ff9b::808:808", True),         # NAT64 carrying 8.8.8.8
+    ("2002:808:808::1", True),          # 6to4 carrying 8.8.8.8
+])
+def test_ipv6_forms_carrying_ipv4_are_judged_by_it(address: str, public: bool) -> None:
+    assert is_public(address) is public
+
+
+def test_the_byte_budget_also_counts_concurrent_subpages(sites: SiteServer) -> None:
+    # Homepage ~12 KB: the budget admits it, and the subpages fetched at the same time
+    # are dropped on arrival once they overrun it.
+    site = asyncio.run(load_site(sites.url("bangkok-clinic-mature/"),
+                                 Settings(allow_private=True, max_total_bytes=14_000)))
+    assert len(site.pages) < 4
+    assert any("byte budget (14,000 bytes) is spent" in f for f in site.failed_pages)

@@ -11,7 +11,7 @@ import pytest
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.evaluators.llm import REPAIR_PROMPT
 from leadengine.pipeline import evaluate_url, retrieval_query
-from leadengine.prompt import SYSTEM_PROMPT, build_user_content
+from leadengine.prompt import SYSTEM_PROMPT, build_user_content, fence, system_prompt
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.web.site import load_site
 from tests.conftest import SITES
@@ -32,6 +32,7 @@ SITE = str(SITES / "bangkok-dental-fb-only" / "index.html")
 def settings_for(fake: FakeOpenAI, **extra: Any) -> Settings:
     env = {"GROQ_API_KEY": "test-key"}
     extra.setdefault("retrieval_method", "keyword")
+    extra.setdefault("use_cache", False)
     return Settings(provider="groq", base_url=fake.base_url, model="llama-test", env=env,
                     llm_retries=extra.pop("llm_retries", 0), **extra)
 
@@ -51,9 +52,14 @@ def test_sends_the_exact_seed_prompt_and_returns_the_evaluation(fake_llm: FakeOp
     hits = kb.retrieve(site.content, limit=3, method="keyword")
     assert [h.path for h in hits] == ["Lead_q_criteria.md", "strategy_efficiency.md"]
     assert body["messages"] == [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": build_user_content(site.content, [h.text for h in hits])},
+        {"role": "system", "content": system_prompt(kb.rubric_text())},
+        {"role": "user", "content": build_user_content(fence(site.content),
+                                                       [h.text for h in hits])},
     ]
+    assert body["messages"][0]["content"].startswith(SYSTEM_PROMPT)
+    assert "Fit-score rubric (from the knowledge base):\n## Fit-Score Rubric" in (
+        body["messages"][0]["content"])
+    assert body["messages"][1]["content"].endswith("</website_content>")
     assert body["model"] == "llama-test"
     assert body["response_format"] == {"type": "json_object"}
     assert body["temperature"] == 0.2
@@ -61,7 +67,9 @@ def test_sends_the_exact_seed_prompt_and_returns_the_evaluation(fake_llm: FakeOp
 
     assert evaluation.model_dump(include=set(GOOD)) == GOOD
     assert (evaluation.provider, evaluation.model, evaluation.rag) == ("groq", "llama-test", True)
-    assert evaluation.tokens == {"prompt": 1234, "completion": 87}
+    assert evaluation.tokens["prompt"] == 1234 and evaluation.tokens["completion"] == 87
+    assert 1500 < evaluation.tokens["prompt_estimate"] < 6000
+    assert evaluation.cost_usd is None  # "llama-test" is not in the price table
     assert [s.path for s in evaluation.sources] == ["Lead_q_criteria.md",
                                                     "strategy_efficiency.md"]
 
@@ -73,7 +81,7 @@ def test_default_hybrid_context_is_section_passages_within_the_budget(
     site = asyncio.run(load_site(SITE))
     hits = kb.retrieve(retrieval_query(site), limit=3, method="hybrid", budget=1000)
     user = fake_llm.chat_requests[0]["json"]["messages"][1]["content"]
-    assert user == build_user_content(site.content, [h.text for h in hits])
+    assert user == build_user_content(fence(site.content), [h.text for h in hits])
     assert sum(estimate_tokens(h.text) for h in hits) <= 1000
     assert all(s.heading for s in evaluation.sources)
     assert [(s.path, s.heading) for s in evaluation.sources] == [(h.path, h.heading)
@@ -103,7 +111,7 @@ def test_broken_json_then_good_is_repaired(fake_llm: FakeOpenAI, kb: KnowledgeBa
     assert messages[3]["role"] == "user"
     assert messages[3]["content"].startswith("Your previous answer was not a valid evaluation: "
                                              "not valid JSON")
-    assert evaluation.tokens == {"prompt": 200, "completion": 100}
+    assert (evaluation.tokens["prompt"], evaluation.tokens["completion"]) == (200, 100)
 
 
 def test_code_fenced_json_is_accepted(fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:

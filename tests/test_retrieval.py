@@ -38,7 +38,7 @@ def test_meaningful_short_words_are_kept() -> None:
         "no", "analyt", "facebook", "onli", "own", "websit"]
 
 
-@pytest.mark.skipif(segmenter_name() != "bigram", reason="PyICU installed")
+@pytest.mark.skipif(segmenter_name() != "bigram", reason="LEADENGINE_SEGMENTER=icu")
 def test_thai_and_burmese_fall_back_to_character_bigrams() -> None:
     assert tokenize("กรุงเทพ") == ["กร", "รุ", "ุง", "งเ", "เท", "ทพ"]
     assert tokenize("ရန်ကုန်") == ["ရန", "န်", "်က", "ကု", "ုန", "န်"]
@@ -279,3 +279,16 @@ def test_ranking_keeps_the_best_depth_with_ties_in_passage_order() -> None:
     assert ranking(scores, keep, depth=2) == {0: 1, 2: 2}
     assert ranking(scores, keep, depth=3) == {0: 1, 2: 2, 3: 3}
     assert ranking(scores, np.zeros(5, dtype=bool)) == {}
+
+
+def test_icu_segmentation_when_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from leadengine.retrieval import tokenize as tok
+
+    if tok._icu is None:
+        pytest.skip("PyICU is not installed (pip install 'leadengine[icu]')")
+    monkeypatch.setenv("LEADENGINE_SEGMENTER", "icu")
+    assert tok.segmenter_name() == "icu"
+    words = tokenize("คลินิกทันตกรรมในกรุงเทพ")
+    assert "กรุงเทพ" in words and "คลินิก" in words
+    monkeypatch.setenv("LEADENGINE_SEGMENTER", "bigram")
+    assert tok.segmenter_name() == "bigram"

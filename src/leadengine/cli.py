@@ -113,16 +113,18 @@ def cli() -> None:
 @click.option("--no-rag", is_flag=True, help="Evaluate without advisory context.")
 @click.option("--limit", "rag_limit", type=click.IntRange(min=0), default=None,
               help="Maximum knowledge passages in the context (default 3).")
+@click.option("--no-cache", is_flag=True, help="Do not answer from the response cache.")
 @fetch_options
 @guarded
 def evaluate(targets: tuple[str, ...], provider: str | None, model: str | None,
              base_url: str | None, knowledge_dir: Path | None, method: str | None,
-             no_rag: bool, rag_limit: int | None, allow_private: bool | None,
+             no_rag: bool, rag_limit: int | None, no_cache: bool, allow_private: bool | None,
              ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate websites (URLs or saved HTML files) and print the evaluation JSON."""
     settings = _settings(provider=provider, model=model, base_url=base_url,
                          knowledge_dir=knowledge_dir, retrieval_method=method,
-                         rag_limit=rag_limit, use_rag=not no_rag, allow_private=allow_private,
+                         rag_limit=rag_limit, use_rag=not no_rag,
+                         use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,
                          max_pages=max_pages)
     kb = _knowledge(settings)
@@ -155,6 +157,82 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
             continue
         results.append(evaluation.to_json())
     return results, failed
+
+
+@cli.command()
+@guarded
+def schema() -> None:
+    """Print the JSON Schema of the evaluation output."""
+    from leadengine.evaluation import Evaluation
+
+    click.echo(json.dumps(Evaluation.model_json_schema(), indent=2))
+
+
+@cli.command()
+@click.argument("target", metavar="URL|FILE")
+@click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
+              help="Evaluator (default: groq if GROQ_API_KEY is set, else heuristic).")
+@click.option("--model", default=None, help="Model name (default: the provider's).")
+@click.option("--base-url", default=None, help="Any OpenAI-compatible endpoint.")
+@knowledge_option
+@method_option
+@click.option("--no-cache", is_flag=True, help="Do not answer from the response cache.")
+@click.option("--json", "as_json", is_flag=True, help="Print both evaluations as JSON.")
+@fetch_options
+@guarded
+def compare(target: str, provider: str | None, model: str | None, base_url: str | None,
+            knowledge_dir: Path | None, method: str | None, no_cache: bool, as_json: bool,
+            allow_private: bool | None, ignore_robots: bool | None,
+            max_pages: int | None) -> None:
+    """Evaluate one site with and without advisory context (RAG), side by side."""
+    settings = _settings(provider=provider, model=model, base_url=base_url,
+                         knowledge_dir=knowledge_dir, retrieval_method=method,
+                         use_cache=False if no_cache else None, allow_private=allow_private,
+                         respect_robots=False if ignore_robots else None, max_pages=max_pages)
+    kb = _knowledge(settings)
+    evaluator = make_evaluator(settings, kb)
+
+    async def both() -> tuple[Any, Any]:
+        site = await load_site(target, settings)
+        with_rag = await evaluate_site(site, kb, settings.with_options(use_rag=True), evaluator)
+        without = await evaluate_site(site, kb, settings.with_options(use_rag=False),
+                                      evaluator)
+        return with_rag, without
+
+    with_rag, without = _run(both())
+    if as_json:
+        click.echo(json.dumps({"with_rag": with_rag.model_dump(mode="json"),
+                               "without_rag": without.model_dump(mode="json")},
+                              ensure_ascii=False, indent=2))
+        return
+    click.echo(compare_table(with_rag, without))
+
+
+def compare_table(with_rag: Any, without: Any) -> str:
+    """The seed's RAG vs no-RAG comparison as a two-column text table."""
+    import textwrap
+
+    rows = [("fit_score", "fit_score"), ("primary_service", "primary_service"),
+            ("angle", "angle"), ("business_type", "business_type"),
+            ("reasoning", "reasoning"), ("outreach_angle", "outreach_angle"),
+            ("sources", "sources")]
+    width = 44
+    lines = [f"{'':<16} {'with RAG':<{width}} {'without RAG':<{width}}",
+             f"{'':<16} {'-' * width} {'-' * width}"]
+    for label, name in rows:
+        left, right = getattr(with_rag, name), getattr(without, name)
+        if name == "sources":
+            left = ", ".join(f"{s.path}" + (f" > {s.heading.rsplit(' > ', 1)[-1]}"
+                                             if s.heading else "") for s in left) or "-"
+            right = ", ".join(s.path for s in right) or "-"
+        a = textwrap.wrap(str(left if left is not None else "-"), width) or [""]
+        b = textwrap.wrap(str(right if right is not None else "-"), width) or [""]
+        for i in range(max(len(a), len(b))):
+            lines.append(f"{label if i == 0 else '':<16} {a[i] if i < len(a) else '':<{width}} "
+                         f"{b[i] if i < len(b) else ''}")
+    lines.append(f"{'provider':<16} {with_rag.provider + ' / ' + with_rag.model:<{width}} "
+                 f"{without.provider + ' / ' + without.model}")
+    return "\n".join(lines)
 
 
 @cli.command()

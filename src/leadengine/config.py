@@ -38,6 +38,17 @@ PROVIDERS: dict[str, Provider] = {
     "heuristic": Provider("heuristic", None, None, "rules-v1", key_required=False),
 }
 
+#: USD per million (input, output) tokens; list prices when written, check your plan.
+PRICES: dict[str, tuple[float, float]] = {
+    "llama-3.3-70b-versatile": (0.59, 0.79),
+    "llama-3.1-8b-instant": (0.05, 0.08),
+    "openai/gpt-oss-120b": (0.15, 0.75),
+    "openai/gpt-oss-20b": (0.10, 0.50),
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "llama3.1": (0.0, 0.0),
+}
+
 #: Environment variable -> Settings field.
 ENV_VARS: dict[str, str] = {
     "LEADENGINE_PROVIDER": "provider",
@@ -63,6 +74,8 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_RESPECT_ROBOTS": "respect_robots",
     "LEADENGINE_MAX_CONTENT_CHARS": "max_content_chars",
     "LEADENGINE_LLM_RETRIES": "llm_retries",
+    "LEADENGINE_STRUCTURED_OUTPUT": "structured_output",
+    "LEADENGINE_USE_CACHE": "use_cache",
 }
 
 
@@ -107,6 +120,13 @@ class Settings:
     page_deadline: float = 30.0
     #: Seconds allowed for one LLM request.
     llm_timeout: float = 60.0
+    #: LLM output format: ``auto`` (strict json_schema for models that support it, e.g.
+    #: Groq's gpt-oss; json_object otherwise), ``json_schema`` or ``json_object``.
+    structured_output: str = "auto"
+    #: Answer identical LLM requests from the local response cache (``--no-cache``: off).
+    use_cache: bool = True
+    #: USD per million tokens (input, output) by model, for ``cost_usd``.
+    prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(PRICES))
     #: Retries of an LLM request on 429/5xx/timeouts (the SDK backs off).
     llm_retries: int = 2
     #: Largest page body read, in bytes; the rest is not downloaded.

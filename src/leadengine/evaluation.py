@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: The strategy framework's six conversation angles.
+AngleName = Literal[
+    "Revenue Visibility Gap",
+    "Conversion Infrastructure Weakness",
+    "Operational Bottleneck",
+    "Platform Dependency Risk",
+    "Underutilized Attention",
+    "Competitive Positioning Gap",
+]
+ANGLES: tuple[str, ...] = get_args(AngleName)
 
 
 class Judgement(BaseModel):
@@ -29,6 +40,31 @@ class Judgement(BaseModel):
         return value
 
 
+class LLMAnswer(Judgement):
+    """What the LLM is asked for: the six fields and, optionally, the angle's name."""
+
+    angle: AngleName | None = None
+
+
+#: The strict JSON Schema sent to models with structured outputs (every property
+#: required, no others), mirroring :class:`LLMAnswer`.
+STRICT_ANSWER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "business_name": {"type": "string"},
+        "business_type": {"type": "string"},
+        "primary_service": {"type": "string"},
+        "fit_score": {"type": "integer", "minimum": 0, "maximum": 100},
+        "reasoning": {"type": "string"},
+        "outreach_angle": {"type": "string"},
+        "angle": {"type": "string", "enum": list(ANGLES)},
+    },
+    "required": ["business_name", "business_type", "primary_service", "fit_score",
+                 "reasoning", "outreach_angle", "angle"],
+    "additionalProperties": False,
+}
+
+
 class Source(BaseModel):
     """A knowledge-base passage that was given to the evaluator."""
 
@@ -49,7 +85,7 @@ class Evaluation(Judgement):
     #: Whether advisory context from the knowledge base was used.
     rag: bool
     #: The strategy framework's conversation angle, when the evaluator names one.
-    angle: str | None = None
+    angle: AngleName | None = None
     #: Services the knowledge base forbids for this business (industry exclusions).
     excluded_services: list[str] = Field(default_factory=list)
     #: Digital Maturity Framework layers: score 0-100, evidence found, gaps.
@@ -57,8 +93,14 @@ class Evaluation(Judgement):
     sources: list[Source] = Field(default_factory=list)
     signals: dict[str, Any] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
-    #: Prompt/completion tokens reported by the provider (empty for the heuristic).
+    #: Tokens: ``prompt_estimate`` (counted before sending), and the provider's
+    #: ``prompt`` / ``completion`` usage (empty for the heuristic).
     tokens: dict[str, int] = Field(default_factory=dict)
+    #: Price of the LLM calls from the configured price table (None = model not priced;
+    #: 0 for the heuristic and for answers from the response cache).
+    cost_usd: float | None = None
+    #: True when the answer came from the local response cache (nothing was paid).
+    cached: bool = False
 
     def to_json(self) -> str:
         """Pretty JSON with the seed's six fields first."""

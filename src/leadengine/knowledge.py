@@ -118,6 +118,14 @@ class KnowledgeBase:
             self._passages = make_passages(self.documents)
         return self._passages
 
+    def rubric_text(self) -> str | None:
+        """The text of the first section whose heading names the rubric ("... Rubric"),
+        given to the LLM as its scoring rules; None if the knowledge base has none."""
+        for section in self.sections:
+            if section.heading and "rubric" in section.heading.rsplit(" > ", 1)[-1].lower():
+                return section.text
+        return None
+
     def get_embedder(self) -> Embedder:
         """The embedder instance (created on first use)."""
         if isinstance(self.embedder, str):

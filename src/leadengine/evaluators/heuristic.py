@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from leadengine.evaluation import Evaluation, Source
+from leadengine.evaluation import ANGLES, Evaluation, Source
 from leadengine.knowledge import KnowledgeBase
 from leadengine.retrieval import Hit
 from leadengine.rules import Angle, Exclusion, Industry, Place, Rules, Service
@@ -72,7 +72,10 @@ class HeuristicEvaluator:
             rag=rag,
             sources=[Source(path=h.path, heading=h.heading, score=h.score) for h in hits],
             signals=flags,
-            angle=findings.angle.name if findings.angle else None,
+            # Only the framework's six names are valid angles; a custom one stays in the
+            # outreach line.
+            angle=findings.angle.name if findings.angle and findings.angle.name in ANGLES
+            else None,  # type: ignore[arg-type]
             excluded_services=list(findings.exclusion.never_sell) if findings.exclusion else [],
             digital_maturity=findings.layers,
             warnings=site.warnings(),

@@ -18,12 +18,17 @@ from pydantic import ValidationError
 
 from leadengine.config import Provider, Settings
 from leadengine.errors import ConfigError, LLMError
-from leadengine.evaluation import Evaluation, Judgement, Source
-from leadengine.prompt import build_messages
+from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Evaluation, LLMAnswer, Source
+from leadengine.evaluators.cache import ResponseCache
+from leadengine.prompt import build_messages, fence, system_prompt
 from leadengine.retrieval import Hit
+from leadengine.retrieval.budget import estimate_tokens
+from leadengine.retrieval.cache import cache_dir
 from leadengine.web.site import Site
 
 _FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
+#: Models that accept strict ``json_schema`` structured output (on Groq: gpt-oss).
+STRICT_SCHEMA_MODELS = re.compile(r"gpt-oss|gpt-4o|gpt-4\.1|gpt-5|o[134]-", re.I)
 
 REPAIR_PROMPT = (
     "Your previous answer was not a valid evaluation: {errors}\n"
@@ -37,12 +42,15 @@ class LLMEvaluator:
     """Evaluates a site by asking a chat model for the JSON evaluation."""
 
     def __init__(self, settings: Settings, provider: Provider,
-                 client: openai.AsyncOpenAI | None = None) -> None:
+                 client: openai.AsyncOpenAI | None = None, rubric: str | None = None) -> None:
         self.settings = settings
         self.provider = provider
         self.name = provider.name
         self.model = settings.model or provider.default_model
         self.base_url = settings.base_url or provider.base_url
+        self.system_prompt = system_prompt(rubric)
+        self.cache = ResponseCache(settings.cache_dir or cache_dir()) if settings.use_cache \
+            else None
         self.client = client or openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=settings.api_key(provider),
@@ -50,21 +58,36 @@ class LLMEvaluator:
             max_retries=settings.llm_retries,
         )
 
+    def response_format(self) -> dict[str, Any]:
+        """Strict JSON Schema output for models that support it, JSON mode otherwise."""
+        mode = self.settings.structured_output
+        if mode == "auto":
+            mode = "json_schema" if STRICT_SCHEMA_MODELS.search(self.model) else "json_object"
+        if mode == "json_schema":
+            return {"type": "json_schema",
+                    "json_schema": {"name": "lead_evaluation", "strict": True,
+                                    "schema": STRICT_ANSWER_SCHEMA}}
+        return {"type": "json_object"}
+
     async def evaluate(self, site: Site, hits: Sequence[Hit], *, rag: bool) -> Evaluation:
-        messages: list[dict[str, Any]] = build_messages(site.content, [h.text for h in hits])
-        tokens = {"prompt": 0, "completion": 0}
-        answer = await self._complete(messages, tokens)
+        messages: list[dict[str, Any]] = build_messages(
+            fence(site.content), [h.text for h in hits], system_prompt=self.system_prompt)
+        tokens = {"prompt_estimate": sum(estimate_tokens(m["content"]) for m in messages),
+                  "prompt": 0, "completion": 0}
+        calls = {"paid": 0, "cached": 0}
+        answer = await self._complete(messages, tokens, calls)
         try:
             judgement = parse_judgement(answer)
         except ValueError as first_error:
             messages += [{"role": "assistant", "content": answer},
                          {"role": "user", "content": REPAIR_PROMPT.format(errors=first_error)}]
-            answer = await self._complete(messages, tokens)
+            answer = await self._complete(messages, tokens, calls)
             try:
                 judgement = parse_judgement(answer)
             except ValueError as error:
                 raise LLMError(f"{self.name} model {self.model!r} did not return a valid "
                                f"evaluation after one repair attempt: {error}") from None
+        cached = calls["paid"] == 0
         return Evaluation(
             **judgement.model_dump(),
             url=site.page.url,
@@ -75,16 +98,26 @@ class LLMEvaluator:
             signals=site.signals.as_dict(),
             warnings=site.warnings(),
             tokens=tokens,
+            cost_usd=0.0 if cached else price(self.settings, self.model, tokens),
+            cached=cached,
         )
 
-    async def _complete(self, messages: list[dict[str, Any]], tokens: dict[str, int]) -> str:
+    async def _complete(self, messages: list[dict[str, Any]], tokens: dict[str, int],
+                        calls: dict[str, int]) -> str:
+        request = {"model": self.model, "messages": messages,
+                   "temperature": self.settings.temperature,
+                   "response_format": self.response_format()}
+        key = {**request, "provider": self.name, "base_url": self.base_url}
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                calls["cached"] += 1
+                tokens["prompt"] += int(hit["usage"].get("prompt", 0))
+                tokens["completion"] += int(hit["usage"].get("completion", 0))
+                return str(hit["content"])
         try:
             response = await self.client.chat.completions.create(  # type: ignore[call-overload]
-                model=self.model,
-                messages=messages,
-                temperature=self.settings.temperature,
-                response_format={"type": "json_object"},
-            )
+                **request)
         except openai.AuthenticationError:
             where = f"set a valid {self.provider.key_env}" if self.provider.key_env \
                 else "check the API key"
@@ -105,15 +138,33 @@ class LLMEvaluator:
         except openai.APIStatusError as exc:
             raise LLMError(f"{self.name} returned HTTP {exc.status_code}: {_message(exc)}"
                            ) from None
+        calls["paid"] += 1
+        usage = {"prompt": 0, "completion": 0}
         if response.usage is not None:
-            tokens["prompt"] += response.usage.prompt_tokens or 0
-            tokens["completion"] += response.usage.completion_tokens or 0
-        if not response.choices:
-            return ""
-        return response.choices[0].message.content or ""
+            usage = {"prompt": response.usage.prompt_tokens or 0,
+                     "completion": response.usage.completion_tokens or 0}
+        tokens["prompt"] += usage["prompt"]
+        tokens["completion"] += usage["completion"]
+        content = response.choices[0].message.content or "" if response.choices else ""
+        if self.cache is not None:
+            try:
+                parse_judgement(content)
+            except ValueError:
+                return content  # only valid answers are worth keeping
+            self.cache.put(key, content, usage)
+        return content
 
 
-def parse_judgement(answer: str) -> Judgement:
+def price(settings: Settings, model: str, tokens: dict[str, int]) -> float | None:
+    """USD for the tokens used, from the price table (None when the model is not in it)."""
+    rates = settings.prices.get(model)
+    if rates is None:
+        return None
+    per_input, per_output = rates
+    return round((tokens["prompt"] * per_input + tokens["completion"] * per_output) / 1e6, 8)
+
+
+def parse_judgement(answer: str) -> LLMAnswer:
     """The six fields from a model's answer; ValueError says what is wrong, briefly."""
     text = answer.strip()
     fenced = _FENCED.match(text)
@@ -129,7 +180,7 @@ def parse_judgement(answer: str) -> Judgement:
     if not isinstance(data, dict):
         raise ValueError("the JSON is not an object")
     try:
-        return Judgement.model_validate(data)
+        return LLMAnswer.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'object'}: {e['msg']}"
                              for e in exc.errors())

@@ -20,6 +20,8 @@ import anyio
 import httpcore
 import httpx
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
 #: host, port -> IP addresses (strings). Tests inject a fake; the default asks the OS.
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
@@ -37,8 +39,13 @@ class BlockedAddress(Exception):
 def is_public(address: str) -> bool:
     """True for a globally routable unicast address."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # IPv6 forms that carry an IPv4 address are judged by that address.
+        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if embedded is None and ip in _NAT64:
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if embedded is not None:
+            return is_public(str(embedded))
     return ip.is_global and not ip.is_multicast
 
 

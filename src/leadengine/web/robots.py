@@ -7,6 +7,7 @@ refused with a message that says why and how to override (``--ignore-robots``).
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -38,7 +39,10 @@ class RobotsPolicy:
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self._rules:
             try:
-                self._rules[origin] = await self._load(origin)
+                async with asyncio.timeout(self.settings.page_deadline):
+                    self._rules[origin] = await self._load(origin)
+            except TimeoutError:
+                self._rules[origin] = f"no answer within {self.settings.page_deadline:g}s"
             except (BlockedAddress, httpx.ConnectError, httpx.TimeoutException) as exc:
                 # The site itself is unreachable: say so, as fetching the page would.
                 raise http_error(url, exc, self.settings) from None

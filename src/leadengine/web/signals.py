@@ -57,8 +57,8 @@ PAYMENT = re.compile(r"js\.stripe\.com|checkout\.stripe|paypal\.com/sdk|paypalob
                      r"wavepay|ayapay|dinger\.asia|promptpay", re.I)
 #: Calls to action in links and buttons (English, Thai, Burmese).
 CALL_TO_ACTION = re.compile(r"\b(book (now|online|an appointment|a table)|get a quote|"
-                            r"request a quote|contact us|call (us )?now|order now|buy now|add to cart|"
-                            r"shop now|enquire|enroll|register now|reserve)\b|จองเลย|"
+                            r"request a quote|contact us|call (us )?now|order now|buy now|"
+                            r"add to cart|shop now|enquire|enroll|register now|reserve)\b|จองเลย|"
                             r"สั่งซื้อ|ติดต่อเรา|สมัครเลย|ဆက်သွယ်ရန်|မှာယူရန်", re.I)
 FREE_WEBMAIL = ("gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com",
                 "icloud.com", "ymail.com", "aol.com", "proton.me", "protonmail.com")

@@ -11,9 +11,10 @@ import lxml.html
 from leadengine.config import Settings
 from leadengine.errors import FetchError, LeadEngineError
 from leadengine.web.crawl import pick_subpages
-from leadengine.web.extract import Extracted, extract, page_content, parse_html
+from leadengine.web.extract import Extracted, extract, page_content, parse_html, text_nodes
 from leadengine.web.facts import detect_language
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
+from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, detect_signals, merge_signals
 
@@ -58,10 +59,14 @@ class Site:
     language: str = "other"
     #: Per page read: url, title, language, characters of HTML.
     page_info: tuple[dict[str, object], ...] = ()
+    #: Sentences addressed to an AI (prompt injection), removed from ``text``/``content``.
+    injections: tuple[str, ...] = ()
 
     def warnings(self) -> list[str]:
         """What the evaluation could not see: unread subpages, a page cut at the byte cap."""
-        notes = [f"subpage not read: {reason}" for reason in self.failed_pages]
+        notes = [f"possible prompt injection removed before evaluation: {quote[:200]!r}"
+                 for quote in self.injections]
+        notes += [f"subpage not read: {reason}" for reason in self.failed_pages]
         if self.page.truncated:
             notes.append(f"{self.page.url}: page larger than the byte cap; only its start "
                          "was read")
@@ -94,11 +99,15 @@ async def load_site(target: str, settings: Settings | None = None,
             raise FetchError(url, f"skipped: the site's byte budget "
                                   f"({settings.max_total_bytes:,} bytes) is spent")
         sub = await fetch_page(url, settings, client=client)
+        # Subpages are fetched concurrently, so the budget is also checked on arrival.
         budget[0] -= len(sub.html)
+        if budget[0] < 0:
+            raise FetchError(url, f"skipped: the site's byte budget "
+                                  f"({settings.max_total_bytes:,} bytes) is spent")
         return sub
 
     results = await asyncio.gather(*(subpage(u) for u in links), return_exceptions=True)
-    for url, result in zip(links, results, strict=True):
+    for result in results:
         if isinstance(result, BaseException):
             if not isinstance(result, LeadEngineError):
                 raise result
@@ -108,7 +117,7 @@ async def load_site(target: str, settings: Settings | None = None,
         try:
             parts.append((result, sub_tree, extract(result, sub_tree)))
         except LeadEngineError as exc:
-            failed.append(f"{url}: {exc}")
+            failed.append(str(exc))
     return assemble_site(parts, settings, failed)
 
 
@@ -123,7 +132,11 @@ def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
     """Merge the pages read into one site: content in page order, signals merged."""
     signals = merge_signals([detect_signals(tree, page.final_url, ex.text)
                              for page, tree, ex in parts])
-    text = page_content([ex for _, _, ex in parts], settings.max_content_chars)
+    text, injections = strip_injections(
+        page_content([ex for _, _, ex in parts], settings.max_content_chars))
+    # Hidden text (display:none) never reaches the evaluator, but is reported too.
+    for _, tree_, _ in parts:
+        injections += find_injections("\n".join(text_nodes(tree_)))
     content = text + "\n\n" + signals_block(signals)
     page, tree, extracted = parts[0]
     info = tuple({"url": p.final_url, "title": ex.title, "chars": len(p.html),
@@ -131,7 +144,8 @@ def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
                   "truncated": p.truncated} for p, t, ex in parts)
     return Site(page=page, extracted=extracted, signals=signals, content=content, text=text,
                 pages=tuple(p.final_url for p, _, _ in parts), failed_pages=tuple(failed),
-                language=detect_language(text, _html_lang(tree)), page_info=info)
+                language=detect_language(text, _html_lang(tree)), page_info=info,
+                injections=tuple(dict.fromkeys(injections)))
 
 
 def _html_lang(tree: lxml.html.HtmlElement) -> str:
