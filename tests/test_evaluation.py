@@ -189,3 +189,17 @@ def test_compare_table_offline() -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["with", "RAG", "without", "RAG"]
     assert lines[2].split()[:3] == ["fit_score", "86", "86"]
+
+
+def test_llm_evaluations_carry_maturity_layers_and_exclusions(fake_llm: FakeOpenAI,
+                                                              kb: KnowledgeBase) -> None:
+    fake_llm.queue(Reply.json({**GOOD, "business_name": "Lotus Growth Digital",
+                               "primary_service": "Growth Marketing Package"}))
+    evaluation = llm(fake_llm, kb, target=str(SITES / "bangkok-marketing-agency"))
+    # A marketing agency is never pitched marketing, even when the model suggests it.
+    assert evaluation.primary_service == "Technology Services"
+    assert "Growth Marketing Package" in evaluation.excluded_services
+    assert any("the model pitched 'Growth Marketing Package'" in w
+               for w in evaluation.warnings)
+    assert set(evaluation.digital_maturity) == {"Visibility", "Website", "Measurement",
+                                                "Operational", "Asset Ownership"}

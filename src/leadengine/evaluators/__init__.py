@@ -34,4 +34,4 @@ def make_evaluator(settings: Settings, kb: KnowledgeBase) -> Evaluator:
         return HeuristicEvaluator(kb)
     from leadengine.evaluators.llm import LLMEvaluator
 
-    return LLMEvaluator(settings, provider, rubric=kb.rubric_text())
+    return LLMEvaluator(settings, provider, rubric=kb.rubric_text(), rules=kb.rules)

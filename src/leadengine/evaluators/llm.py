@@ -20,10 +20,12 @@ from leadengine.config import Provider, Settings
 from leadengine.errors import ConfigError, LLMError
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Evaluation, LLMAnswer, Source
 from leadengine.evaluators.cache import ResponseCache
+from leadengine.evaluators.heuristic import judge
 from leadengine.prompt import build_messages, fence, system_prompt
 from leadengine.retrieval import Hit
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.cache import cache_dir
+from leadengine.rules import Rules
 from leadengine.web.site import Site
 
 _FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
@@ -42,8 +44,10 @@ class LLMEvaluator:
     """Evaluates a site by asking a chat model for the JSON evaluation."""
 
     def __init__(self, settings: Settings, provider: Provider,
-                 client: openai.AsyncOpenAI | None = None, rubric: str | None = None) -> None:
+                 client: openai.AsyncOpenAI | None = None, rubric: str | None = None,
+                 rules: Rules | None = None) -> None:
         self.settings = settings
+        self.rules = rules
         self.provider = provider
         self.name = provider.name
         self.model = settings.model or provider.default_model
@@ -88,15 +92,35 @@ class LLMEvaluator:
                 raise LLMError(f"{self.name} model {self.model!r} did not return a valid "
                                f"evaluation after one repair attempt: {error}") from None
         cached = calls["paid"] == 0
+        answer_fields = judgement.model_dump()
+        warnings = site.warnings()
+        layers: dict[str, dict[str, Any]] = {}
+        excluded: list[str] = []
+        if self.rules is not None:
+            # The maturity layers and exclusions are facts of the site and the knowledge
+            # base, computed the same way for every evaluator; an excluded service is
+            # never pitched, whatever the model says.
+            findings = judge(site, self.rules)
+            layers = findings.layers
+            if findings.exclusion is not None:
+                excluded = list(findings.exclusion.never_sell)
+                if answer_fields["primary_service"] in excluded:
+                    warnings.append(
+                        f"the model pitched {answer_fields['primary_service']!r}, which the "
+                        f"knowledge base excludes for a {findings.exclusion.industry}; "
+                        f"replaced by {findings.exclusion.recommend!r}")
+                    answer_fields["primary_service"] = findings.exclusion.recommend
         return Evaluation(
-            **judgement.model_dump(),
+            **answer_fields,
+            digital_maturity=layers,
+            excluded_services=excluded,
             url=site.page.url,
             provider=self.name,
             model=self.model,
             rag=rag,
             sources=[Source(path=h.path, heading=h.heading, score=h.score) for h in hits],
             signals=site.signals.as_dict(),
-            warnings=site.warnings(),
+            warnings=warnings,
             tokens=tokens,
             cost_usd=0.0 if cached else price(self.settings, self.model, tokens),
             cached=cached,

@@ -23,16 +23,30 @@ PATTERNS = re.compile(
     r"\b(100|10/10|maximum|highest)\b|\bfit[_ ]score\b|primary[_ ]service\s*[:=]",
     re.I | re.M)
 _SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+#: Every pattern needs one of these words; a page with none of them is skipped with
+#: plain substring checks (far cheaper than running the patterns sentence by sentence).
+_KEYWORDS = ("ignore", "disregard", "forget", "ai ", "ai:", "llm", "gpt", "assistant", "model",
+             "evaluator", "bot", "you are now", "developer", "jailbreak", "system", "score",
+             "rating", "rate ", "primary_service", "primary service")
+
+
+def _suspicious(text: str) -> bool:
+    lowered = text.lower()
+    return any(word in lowered for word in _KEYWORDS)
 
 
 def find_injections(text: str) -> list[str]:
     """The sentences of ``text`` that look like instructions to an AI."""
+    if not _suspicious(text):
+        return []
     return [" ".join(s.split()) for s in _SENTENCE.findall(text)
             if s.strip() and PATTERNS.search(s)]
 
 
 def strip_injections(text: str) -> tuple[str, list[str]]:
     """``text`` without its injection sentences, and the sentences removed."""
+    if not _suspicious(text):
+        return text, []
     found: list[str] = []
     kept: list[str] = []
     for sentence in _SENTENCE.findall(text):
