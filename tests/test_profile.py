@@ -170,3 +170,15 @@ def test_chat_payment_and_call_to_action_signals() -> None:
                                 truncated=False, fetched_at=0.0))
     assert not any(plain.signals[n] for n in ("chat_widget", "online_payment",
                                               "call_to_action"))
+
+
+def test_neighbouring_footer_numbers_stay_separate() -> None:
+    from leadengine.web.fetch import Page
+    from leadengine.web.site import site_from_page
+
+    html = ("<html><body><p>Sukhumvit clinic since 2001, open daily.</p><footer>"
+            "<span>+66 2 555 0142</span><span>081 555 0142</span></footer></body></html>")
+    page = Page(url="https://c.example/", final_url="https://c.example/", status=200,
+                content_type="text/html", html=html, encoding="utf-8", truncated=False,
+                fetched_at=0.0)
+    assert site_from_page(page).signals.phones == ["+66 2 555 0142", "081 555 0142"]

@@ -79,6 +79,7 @@ class HeuristicEvaluator:
             excluded_services=list(findings.exclusion.never_sell) if findings.exclusion else [],
             digital_maturity=findings.layers,
             warnings=site.warnings(),
+            cost_usd=0.0,
         )
 
 
