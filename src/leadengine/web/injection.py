@@ -22,7 +22,6 @@ PATTERNS = re.compile(
     r"\b(output|return|set|give|assign|rate)\b.{0,40}\b(fit[_ ]?score|score|rating)\b.{0,20}"
     r"\b(100|10/10|maximum|highest)\b|\bfit[_ ]score\b|primary[_ ]service\s*[:=]",
     re.I | re.M)
-_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
 #: Every pattern needs one of these words; a page with none of them is skipped with
 #: plain substring checks (far cheaper than running the patterns sentence by sentence).
 _KEYWORDS = ("ignore", "disregard", "forget", "ai ", "ai:", "llm", "gpt", "assistant", "model",
@@ -30,29 +29,42 @@ _KEYWORDS = ("ignore", "disregard", "forget", "ai ", "ai:", "llm", "gpt", "assis
              "rating", "rate ", "primary_service", "primary service")
 
 
+_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+
+
 def _suspicious(text: str) -> bool:
     lowered = text.lower()
     return any(word in lowered for word in _KEYWORDS)
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of every sentence that matches a pattern, in order. Only
+    sentences holding one of the keywords are given to the (costly) patterns."""
+    spans = []
+    for sentence in _SENTENCE.finditer(text):
+        chunk = sentence.group(0)
+        if chunk.strip() and _suspicious(chunk) and PATTERNS.search(chunk):
+            spans.append(sentence.span())
+    return spans
 
 
 def find_injections(text: str) -> list[str]:
     """The sentences of ``text`` that look like instructions to an AI."""
     if not _suspicious(text):
         return []
-    return [" ".join(s.split()) for s in _SENTENCE.findall(text)
-            if s.strip() and PATTERNS.search(s)]
+    return [" ".join(text[a:b].split()) for a, b in _sentence_spans(text)]
 
 
 def strip_injections(text: str) -> tuple[str, list[str]]:
     """``text`` without its injection sentences, and the sentences removed."""
     if not _suspicious(text):
         return text, []
-    found: list[str] = []
-    kept: list[str] = []
-    for sentence in _SENTENCE.findall(text):
-        if sentence.strip() and PATTERNS.search(sentence):
-            found.append(" ".join(sentence.split()))
-            kept.append("\n" if sentence.endswith("\n") else " ")
-        else:
-            kept.append(sentence)
-    return "".join(kept), found
+    spans = _sentence_spans(text)
+    found = [" ".join(text[a:b].split()) for a, b in spans]
+    pieces, last = [], 0
+    for a, b in spans:
+        pieces.append(text[last:a])
+        pieces.append("\n" if text[b - 1 : b] == "\n" else " ")
+        last = b
+    pieces.append(text[last:])
+    return "".join(pieces), found

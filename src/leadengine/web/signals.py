@@ -43,7 +43,7 @@ TRACKERS = {
 BOOKING = re.compile(r"calendly\.com|simplybook\.|setmore\.com|fresha\.com|opentable\.|"
                      r"booksy\.com|acuityscheduling\.com|cloudbeds\.com|siteminder\.|"
                      r"hotelrunner\.com|booking-engine|/book(ing)?-online|squareup\.com/appointments"
-                     r"|tablecheck\.com|chope\.co|hungryhub\.com", re.I)
+                     r"|tablecheck\.com|chope\.co|hungryhub\.com")
 ECOMMERCE = re.compile(r"cdn\.shopify\.com|woocommerce|/cart\b|add[-_ ]to[-_ ]cart|"
                        r"data-product-id|shopee\.|lazada\.")
 #: Live-chat widgets (operational maturity).
@@ -59,7 +59,7 @@ PAYMENT = re.compile(r"js\.stripe\.com|checkout\.stripe|paypal\.com/sdk|paypalob
 CALL_TO_ACTION = re.compile(r"\b(book (now|online|an appointment|a table)|get a quote|"
                             r"request a quote|contact us|call (us )?now|order now|buy now|"
                             r"add to cart|shop now|enquire|enroll|register now|reserve)\b|จองเลย|"
-                            r"สั่งซื้อ|ติดต่อเรา|สมัครเลย|ဆက်သွယ်ရန်|မှာယူရန်", re.I)
+                            r"สั่งซื้อ|ติดต่อเรา|สมัครเลย|ဆက်သွယ်ရန်|မှာယူရန်")
 FREE_WEBMAIL = ("gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.com",
                 "icloud.com", "ymail.com", "aol.com", "proton.me", "protonmail.com")
 #: Hosts that are a platform page, not a site the business owns.
@@ -104,8 +104,10 @@ class Signals:
                 "emails": list(self.emails)}
 
 
-def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
-    """Read the signals of one page (its parsed DOM, final URL and extracted text)."""
+def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
+                   nodes: list[str] | None = None) -> Signals:
+    """Read the signals of one page (its parsed DOM, final URL and extracted text;
+    ``nodes``: its visible text nodes, when the caller already has them)."""
     signals = Signals()
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
@@ -131,12 +133,14 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
         link_parts = urlsplit(link)
         link_host = (link_parts.hostname or "").lower()
         scheme = link_parts.scheme.lower()
-        for suffix, network in SOCIAL_HOSTS.items():
-            if _host_in(link_host, (suffix,)) and network not in signals.social:
-                signals.social[network] = link
-        for suffix, app in MESSAGING.items():
-            if _host_in(link_host, (suffix,)) and app not in signals.social:
-                signals.social[app] = link
+        # The host and each parent domain, looked up in the two tables.
+        labels = link_host.split(".")
+        for i in range(len(labels) - 1):
+            domain = ".".join(labels[i:])
+            for table in (SOCIAL_HOSTS, MESSAGING):
+                name = table.get(domain)
+                if name is not None and name not in signals.social:
+                    signals.social[name] = link
         if scheme in MESSAGING_SCHEMES and MESSAGING_SCHEMES[scheme] not in signals.social:
             signals.social[MESSAGING_SCHEMES[scheme]] = link
         if scheme == "mailto":
@@ -154,10 +158,11 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
     lead_forms = [f for f in signals.forms if f["purpose"] == "contact"]
     signals.set("contact_form", bool(lead_forms), _form_evidence(lead_forms[0])
                 if lead_forms else "")
-    booking = BOOKING.search("\n".join(sources + links))
+    addresses = "\n".join(sources + links).lower()
+    booking = BOOKING.search(addresses)
     booking_form = [f for f in signals.forms if f["purpose"] == "booking"]
     signals.set("online_booking", bool(booking or booking_form),
-                _snippet("\n".join(sources + links), booking) if booking else
+                _snippet(addresses, booking) if booking else
                 (_form_evidence(booking_form[0]) if booking_form else ""))
     # Lower-cased once: these patterns are written in lower case and compiled without
     # re.I, which made each scan of ~80 KB of inline script 10x slower.
@@ -168,8 +173,9 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
     signals.set("online_payment", bool(payment), _snippet(lowered, payment))
     actions = " | ".join(" ".join(t.split()) for t in tree.xpath(
         "//a//text()|//button//text()|//input[@type='submit']/@value")[:3000] if t.strip())
-    cta = CALL_TO_ACTION.search(actions)
-    signals.set("call_to_action", bool(cta), cta.group(0) if cta else "")
+    cta = CALL_TO_ACTION.search(actions.lower())
+    signals.set("call_to_action", bool(cta),
+                actions[cta.start():cta.end()] if cta else "")
     signals.scripts = sources_of(tree, url, "//script/@src")
     signals.iframes = sources_of(tree, url, "//iframe/@src")
     signals.business = json_ld_business(tree)
@@ -180,7 +186,7 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str) -> Signals:
     signals.set("ecommerce", bool(ecommerce), _snippet(markup, ecommerce))
 
     # Contacts live in headers and footers, which main-text extraction drops.
-    nodes = text_nodes(tree)
+    nodes = text_nodes(tree) if nodes is None else nodes
     # The DOM's text nodes, one per line (not the extracted text, which joins inline
     # elements): a phone number never runs into the next footer item.
     page_text = "\n".join(nodes)

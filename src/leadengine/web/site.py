@@ -130,13 +130,15 @@ def site_from_page(page: Page, settings: Settings | None = None) -> Site:
 def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
                   settings: Settings, failed: list[str]) -> Site:
     """Merge the pages read into one site: content in page order, signals merged."""
-    signals = merge_signals([detect_signals(tree, page.final_url, ex.text)
-                             for page, tree, ex in parts])
+    nodes = [text_nodes(tree) for _, tree, _ in parts]
+    signals = merge_signals([detect_signals(tree, page.final_url, ex.text, page_nodes)
+                             for (page, tree, ex), page_nodes in zip(parts, nodes,
+                                                                     strict=True)])
     text, injections = strip_injections(
         page_content([ex for _, _, ex in parts], settings.max_content_chars))
     # Hidden text (display:none) never reaches the evaluator, but is reported too.
-    for _, tree_, _ in parts:
-        injections += find_injections("\n".join(text_nodes(tree_)))
+    for page_nodes in nodes:
+        injections += find_injections("\n".join(page_nodes))
     content = text + "\n\n" + signals_block(signals)
     page, tree, extracted = parts[0]
     info = tuple({"url": p.final_url, "title": ex.title, "chars": len(p.html),
