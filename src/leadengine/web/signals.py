@@ -138,9 +138,9 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
         for i in range(len(labels) - 1):
             domain = ".".join(labels[i:])
             for table in (SOCIAL_HOSTS, MESSAGING):
-                name = table.get(domain)
-                if name is not None and name not in signals.social:
-                    signals.social[name] = link
+                network = table.get(domain)
+                if network is not None and network not in signals.social:
+                    signals.social[network] = link
         if scheme in MESSAGING_SCHEMES and MESSAGING_SCHEMES[scheme] not in signals.social:
             signals.social[MESSAGING_SCHEMES[scheme]] = link
         if scheme == "mailto":
