@@ -203,3 +203,15 @@ def test_llm_evaluations_carry_maturity_layers_and_exclusions(fake_llm: FakeOpen
                for w in evaluation.warnings)
     assert set(evaluation.digital_maturity) == {"Visibility", "Website", "Measurement",
                                                 "Operational", "Asset Ownership"}
+
+
+def test_temperature_and_model_are_configurable(fake_llm: FakeOpenAI) -> None:
+    fake_llm.queue(Reply.json(GOOD))
+    result = CliRunner(env={"GROQ_API_KEY": "k"}).invoke(
+        cli, ["evaluate", SITE, "--provider", "groq", "--base-url", fake_llm.base_url,
+              "--model", "openai/gpt-oss-120b", "--temperature", "0.7", "--no-cache",
+              "--method", "keyword"])
+    assert result.exit_code == 0, result.output
+    body = fake_llm.chat_requests[0]["json"]
+    assert (body["model"], body["temperature"]) == ("openai/gpt-oss-120b", 0.7)
+    assert json.loads(result.stdout)["cost_usd"] == pytest.approx((100 * 0.15 + 50 * 0.75) / 1e6)

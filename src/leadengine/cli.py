@@ -106,6 +106,8 @@ def cli() -> None:
               help="Evaluator: an LLM provider, or 'heuristic' (offline). "
                    "Default: groq if GROQ_API_KEY is set, else heuristic.")
 @click.option("--model", default=None, help="Model name (default: the provider's).")
+@click.option("--temperature", type=click.FloatRange(0, 2), default=None,
+              help="Sampling temperature for the LLM (default 0.2).")
 @click.option("--base-url", default=None,
               help="Any OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
 @knowledge_option
@@ -117,13 +119,14 @@ def cli() -> None:
 @fetch_options
 @guarded
 def evaluate(targets: tuple[str, ...], provider: str | None, model: str | None,
-             base_url: str | None, knowledge_dir: Path | None, method: str | None,
+             temperature: float | None, base_url: str | None, knowledge_dir: Path | None,
+             method: str | None,
              no_rag: bool, rag_limit: int | None, no_cache: bool, allow_private: bool | None,
              ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate websites (URLs or saved HTML files) and print the evaluation JSON."""
-    settings = _settings(provider=provider, model=model, base_url=base_url,
-                         knowledge_dir=knowledge_dir, retrieval_method=method,
-                         rag_limit=rag_limit, use_rag=not no_rag,
+    settings = _settings(provider=provider, model=model, temperature=temperature,
+                         base_url=base_url, knowledge_dir=knowledge_dir,
+                         retrieval_method=method, rag_limit=rag_limit, use_rag=not no_rag,
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,
                          max_pages=max_pages)
