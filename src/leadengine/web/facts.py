@@ -22,7 +22,11 @@ _BUSINESS_TYPES = re.compile(
     r"GeneralContractor|Corporation", re.I)
 #: Words that mark a street address (with a digit in the same text node).
 _ADDRESS = re.compile(r"\b(?:road|rd\.?|street|st\.|soi|avenue|ave\.|lane|township|tsp\.?|"
-                      r"sukhumvit|silom)\b|ถนน|ซอย|แขวง|เขต|လမ်း|မြို့နယ်|ရပ်ကွက်", re.I)
+                      r"sukhumvit|silom)\b|ถนน|ซอย|แขวง|เขต|လမ်း|မြို့နယ်|ရပ်ကွက်")
+#: Cheap substring test before the regex (most text nodes hold none of these).
+_ADDRESS_HINTS = ("road", "rd", "street", "st.", "soi", "ave", "lane", "township", "tsp",
+                  "sukhumvit", "silom", "ถนน", "ซอย", "แขวง", "เขต", "လမ်း", "မြို့နယ်",
+                  "ရပ်ကွက်")
 _DIGIT = re.compile(r"[0-9၀-၉]")
 _POSTCODE = re.compile(r"(?<!\d)\d{5}(?!\d)")
 _LABEL = re.compile(r"address|ที่อยู่|လိပ်စာ", re.I)
@@ -108,14 +112,18 @@ def find_address(tree: lxml.html.HtmlElement, nodes: list[str]) -> str:
         nodes = nodes[:_ADDRESS_NODES] + nodes[-_ADDRESS_NODES:]
     best, best_score = "", 0
     for text in nodes:
-        if len(text) < 400 and _DIGIT.search(text):
-            score = len(_ADDRESS.findall(text))
-            if score:
-                # A postcode or an "Address:" label makes a full address likelier than
-                # a heading that merely names the street.
-                score += 2 * bool(_POSTCODE.search(text)) + 2 * bool(_LABEL.search(text))
-                if score > best_score:
-                    best, best_score = text, score
+        if len(text) >= 400:
+            continue
+        lowered = text.lower()
+        if not any(hint in lowered for hint in _ADDRESS_HINTS) or not _DIGIT.search(text):
+            continue
+        score = len(_ADDRESS.findall(lowered))
+        if score:
+            # A postcode or an "Address:" label makes a full address likelier than a
+            # heading that merely names the street.
+            score += 2 * bool(_POSTCODE.search(text)) + 2 * bool(_LABEL.search(text))
+            if score > best_score:
+                best, best_score = text, score
     return " ".join(best.split())[:200]
 
 

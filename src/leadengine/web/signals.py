@@ -117,7 +117,7 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
     signals.set("mobile_viewport", bool(viewport), f"meta viewport: {viewport[0]}"
                 if viewport else "")
 
-    sources = [urljoin(url, s) for s in tree.xpath("//script/@src|//iframe/@src|//link/@href")]
+    sources = [_absolute(url, s) for s in tree.xpath("//script/@src|//iframe/@src|//link/@href")]
     inline = "\n".join(tree.xpath("//script[not(@src)]/text()|//noscript//img/@src"))
     haystack = "\n".join(sources) + "\n" + inline
     for name, pattern in TRACKERS.items():
@@ -128,11 +128,12 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
         first = next(n for n in TRACKERS if signals[n])
         signals.evidence["analytics"] = signals.evidence.get(first, first)
 
-    links = [urljoin(url, h.strip()) for h in tree.xpath("//a/@href") if h.strip()]
+    links = [_absolute(url, h.strip()) for h in tree.xpath("//a/@href") if h.strip()]
     for link in links:
-        link_parts = urlsplit(link)
-        link_host = (link_parts.hostname or "").lower()
-        scheme = link_parts.scheme.lower()
+        scheme, _, rest = link.partition(":")
+        scheme = scheme.lower()
+        link_host = rest[2:].split("/", 1)[0].split("@")[-1].split(":")[0].lower() \
+            if rest.startswith("//") else ""
         # The host and each parent domain, looked up in the two tables.
         labels = link_host.split(".")
         for i in range(len(labels) - 1):
@@ -144,9 +145,9 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
         if scheme in MESSAGING_SCHEMES and MESSAGING_SCHEMES[scheme] not in signals.social:
             signals.social[MESSAGING_SCHEMES[scheme]] = link
         if scheme == "mailto":
-            signals.emails.append(link_parts.path)
+            signals.emails.append(rest.split("?", 1)[0])
         if scheme == "tel":
-            signals.phones.append(link_parts.path)
+            signals.phones.append(rest.split("?", 1)[0])
     signals.set("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
     messaging = [a for a in ("whatsapp", "viber", "messenger", "line") if a in signals.social]
     signals.set("messaging_link", bool(messaging),
@@ -190,7 +191,9 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
     # The DOM's text nodes, one per line (not the extracted text, which joins inline
     # elements): a phone number never runs into the next footer item.
     page_text = "\n".join(nodes)
-    signals.emails = _unique(signals.emails + EMAIL.findall(page_text))
+    # Only the words with an "@" can hold an address: the regex never scans the rest.
+    at_words = " ".join(word for word in page_text.split() if "@" in word)
+    signals.emails = _unique(signals.emails + EMAIL.findall(at_words))
     signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)])
     signals.address = signals.business.get("address") or find_address(tree, nodes)
     signals.flags["_platform_host"] = _host_in(host, ("facebook.com", "fb.com"))
@@ -259,6 +262,14 @@ def _snippet(text: str, match: re.Match[str] | None) -> str:
     start = text.rfind("\n", 0, match.start()) + 1
     end = text.find("\n", match.end())
     return text[start : end if end != -1 else None].strip()[:200]
+
+
+def _absolute(base: str, href: str) -> str:
+    """``href`` resolved against ``base``; absolute http(s) links are kept as they are
+    (urljoin costs more than everything else done per link)."""
+    if href.startswith(("https://", "http://", "mailto:", "tel:")):
+        return href
+    return urljoin(base, href)
 
 
 def _host_in(host: str, suffixes: tuple[str, ...]) -> bool:
