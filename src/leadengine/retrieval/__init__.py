@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from leadengine.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -29,6 +31,17 @@ class Hit:
     score: float
     #: The passage text injected into the prompt.
     text: str
+
+
+def best_indices(scores: np.ndarray, limit: int, floor: float, strict: bool = True
+                 ) -> list[int]:
+    """Indices of the best ``limit`` scores above ``floor`` (at or above it when
+    ``strict`` is False), best first, ties in index order (a stable sort)."""
+    if limit < 0:
+        raise ValueError("limit must be >= 0")
+    order = np.argsort(-scores, kind="stable")[:limit]
+    keep = scores[order] > floor if strict else scores[order] >= floor
+    return [int(i) for i, ok in zip(order, keep, strict=True) if ok]
 
 
 class Retriever(Protocol):

@@ -18,7 +18,7 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from leadengine.retrieval import Hit
+from leadengine.retrieval import Hit, best_indices
 from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.passages import Passage
 from leadengine.retrieval.tokenize import TOKENIZER_VERSION, segmenter_name, tokenize
@@ -73,18 +73,10 @@ class BM25Retriever:
         return np.asarray(self.model.get_scores(terms))
 
     def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
-        if limit < 0:
-            raise ValueError("limit must be >= 0")
         scores = self.scores(query)
-        order = np.argsort(-scores, kind="stable")
-        hits = []
-        for index in order[:limit]:
-            if scores[index] <= 0:
-                break
-            passage = self.passages[index]
-            hits.append(Hit(path=passage.path, heading=passage.heading,
-                            score=round(float(scores[index]), 6), text=passage.text))
-        return hits
+        return [Hit(path=self.passages[i].path, heading=self.passages[i].heading,
+                    score=round(float(scores[i]), 6), text=self.passages[i].text)
+                for i in best_indices(scores, limit, floor=0.0)]
 
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         """Each matched term's contribution to ``hit``'s score."""

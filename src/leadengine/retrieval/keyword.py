@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from leadengine.knowledge import Document
-from leadengine.retrieval import Hit
+from leadengine.retrieval import Hit, best_indices
 
 #: The seed's fallback terms (geography and industry).
 HIGH_VALUE_TERMS = ("yangon", "mandalay", "bangkok", "medical", "education", "marketing",
@@ -86,18 +86,10 @@ class KeywordRetriever:
 
     def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
         """Top ``limit`` whole documents with a score above 0, best first (ties: load order)."""
-        if limit < 0:
-            raise ValueError("limit must be >= 0")
         scores = self.scores(query)
-        order = np.argsort(-scores, kind="stable")
-        hits = []
-        for index in order[:limit]:
-            if scores[index] <= 0:
-                break
-            doc = self.documents[index]
-            hits.append(Hit(path=doc.path, heading=None, score=float(scores[index]),
-                            text=doc.content))
-        return hits
+        return [Hit(path=self.documents[i].path, heading=None, score=float(scores[i]),
+                    text=self.documents[i].content)
+                for i in best_indices(scores, limit, floor=0.0)]
 
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         """Which query words matched ``hit``'s document (+1 each) and which long words

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from leadengine.retrieval import Hit
+from leadengine.retrieval import Hit, best_indices
 from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.embed import Embedder
 from leadengine.retrieval.passages import Passage
@@ -72,18 +72,10 @@ class SemanticRetriever:
         return np.asarray(self.matrix @ self.embedder.embed_query(query), dtype=np.float32)
 
     def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
-        if limit < 0:
-            raise ValueError("limit must be >= 0")
         scores = self.scores(query)
-        order = np.argsort(-scores, kind="stable")
-        hits = []
-        for index in order[:limit]:
-            if scores[index] < self.min_similarity:
-                break
-            passage = self.passages[index]
-            hits.append(Hit(path=passage.path, heading=passage.heading,
-                            score=round(float(scores[index]), 6), text=passage.text))
-        return hits
+        return [Hit(path=self.passages[i].path, heading=self.passages[i].heading,
+                    score=round(float(scores[i]), 6), text=self.passages[i].text)
+                for i in best_indices(scores, limit, self.min_similarity, strict=False)]
 
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         return {"method": "semantic", "cosine": hit.score, "floor": self.min_similarity,
