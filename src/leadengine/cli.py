@@ -162,6 +162,108 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
     return results, failed
 
 
+db_option = click.option(
+    "--db", default=None,
+    help="Results database: a file path (SQLite) or a URL such as postgresql://... "
+         "(default: $LEADENGINE_DB or ./leadengine.db).")
+
+
+def _store(db: str | None) -> Any:
+    from leadengine.store import DEFAULT_DB, Store
+
+    return Store(db or os.environ.get("LEADENGINE_DB") or DEFAULT_DB)
+
+
+@cli.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
+@db_option
+@click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
+              help="Evaluator (default: groq if GROQ_API_KEY is set, else heuristic).")
+@click.option("--model", default=None, help="Model name (default: the provider's).")
+@click.option("--base-url", default=None, help="Any OpenAI-compatible endpoint.")
+@knowledge_option
+@method_option
+@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Sites evaluated at the same time.")
+@click.option("--per-host", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Concurrent requests to one host.")
+@click.option("--retry-failed", is_flag=True, help="Evaluate rows that failed before again.")
+@click.option("--no-cache", is_flag=True, help="Do not answer from the response cache.")
+@fetch_options
+@guarded
+def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
+          base_url: str | None, knowledge_dir: Path | None, method: str | None,
+          concurrency: int, per_host: int, retry_failed: bool, no_cache: bool,
+          allow_private: bool | None, ignore_robots: bool | None,
+          max_pages: int | None) -> None:
+    """Evaluate every URL of INPUT (text file or CSV); results are stored as they complete,
+    so running the same command again resumes."""
+    from leadengine.batch import run_batch
+
+    settings = _settings(provider=provider, model=model, base_url=base_url,
+                         knowledge_dir=knowledge_dir, retrieval_method=method,
+                         use_cache=False if no_cache else None, allow_private=allow_private,
+                         respect_robots=False if ignore_robots else None, max_pages=max_pages)
+    store = _store(db)
+    summary = _run(run_batch(input_path, settings, _knowledge(settings), store,
+                             retry_failed=retry_failed, concurrency=concurrency,
+                             per_host=per_host))
+    click.echo(f"{summary.line()}\nresults: {store.url}", err=True)
+
+
+@cli.command()
+@db_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "json"]), default="csv",
+              show_default=True)
+@click.option("--run", "run_id", type=int, default=None, help="Only this run's results.")
+@click.option("--min-score", type=click.IntRange(0, 100), default=None,
+              help="Only leads with at least this fit score.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="Write to this file (default: stdout).")
+@guarded
+def export(db: str | None, fmt: str, run_id: int | None, min_score: int | None,
+           output: Path | None) -> None:
+    """Export stored evaluations (CSV is flat and CRM-ready, input columns first)."""
+    from leadengine.export import WRITERS
+
+    records = _store(db).evaluations(run_id=run_id, min_score=min_score)
+    if output is None:
+        WRITERS[fmt](records, sys.stdout)
+        return
+    with output.open("w", encoding="utf-8", newline="") as handle:
+        count = WRITERS[fmt](records, handle)
+    click.echo(f"{count} evaluations written to {output}", err=True)
+
+
+@cli.command("runs")
+@db_option
+@guarded
+def runs_command(db: str | None) -> None:
+    """List batch runs."""
+    import datetime
+
+    for run in _store(db).runs():
+        started = datetime.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
+        click.echo(f"{run['id']:>4}  {started}  {run['status']:<11} {run['done']:>5} done "
+                   f"{run['failed']:>4} failed  {run['provider']}/{run['model']}  "
+                   f"{run['input']}")
+
+
+@cli.command()
+@click.argument("url")
+@db_option
+@guarded
+def show(url: str, db: str | None) -> None:
+    """Print the stored evaluation of URL."""
+    from leadengine.batch import normalise_url
+
+    store = _store(db)
+    record = store.latest(normalise_url(url))
+    if record is None:
+        raise LeadEngineError(f"no stored evaluation for {url} in {store.url}")
+    click.echo(json.dumps(record, ensure_ascii=False, indent=2))
+
+
 @cli.command()
 @guarded
 def schema() -> None:

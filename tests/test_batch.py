@@ -1,0 +1,165 @@
+"""Batch runs: bad rows recorded, passthrough kept, resume after SIGKILL with every row
+exactly once, exports."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from leadengine import KnowledgeBase, Settings
+from leadengine.batch import normalise_url, read_rows, run_batch
+from leadengine.cli import cli
+from leadengine.store import Store
+from tests.conftest import REPO, SITES
+from tests.fakes.site_server import SiteServer
+
+FAST = Settings(provider="heuristic", retrieval_method="keyword", allow_private=True,
+                timeout=1.0, page_deadline=2.0, max_pages=0)
+
+
+def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def test_rows_are_read_from_csv_or_text(tmp_path: Path) -> None:
+    leads = write_csv(tmp_path / "leads.csv", [
+        {"Name": "A", "Website": "a.example", "Owner": "Nok"},
+        {"Name": "B", "Website": "", "Owner": "Aung"}])
+    rows = list(read_rows(leads))
+    assert [(r.index, r.raw, r.passthrough) for r in rows] == [
+        (1, "a.example", {"Name": "A", "Owner": "Nok"}),
+        (2, "", {"Name": "B", "Owner": "Aung"})]
+    urls = tmp_path / "urls.txt"
+    urls.write_text("# leads\nhttps://a.example\n\nb.example/about\n", encoding="utf-8")
+    assert [r.raw for r in read_rows(urls)] == ["https://a.example", "b.example/about"]
+    assert normalise_url("HTTPS://A.Example") == "https://a.example/"
+
+
+def test_a_batch_records_every_row_and_resumes(sites: SiteServer, tmp_path: Path,
+                                               kb: KnowledgeBase) -> None:
+    sites.route("/batch-slow/", body="<p>late</p>", delay=3.0)
+    leads = write_csv(tmp_path / "leads.csv", [
+        {"name": "Smile", "url": sites.url("bangkok-dental-fb-only/"), "owner": "Nok"},
+        {"name": "School", "url": sites.url("yangon-school/"), "owner": "Aung"},
+        {"name": "Again", "url": sites.url("yangon-school/"), "owner": "dup"},
+        {"name": "Bad", "url": "not a url", "owner": "x"},
+        {"name": "Gone", "url": sites.url("no-such-site/"), "owner": "y"},
+        {"name": "Slow", "url": sites.url("batch-slow/"), "owner": "z"},
+    ])
+    store = Store(tmp_path / "results.db")
+    summary = asyncio.run(run_batch(leads, FAST, kb, store, concurrency=3))
+    assert (summary.total, summary.done, summary.failed, summary.duplicates) == (6, 2, 3, 1)
+    done = {r["url"]: r for r in store.evaluations()}
+    assert set(done) == {sites.url("bangkok-dental-fb-only/"), sites.url("yangon-school/")}
+    assert done[sites.url("bangkok-dental-fb-only/")]["input"] == {"name": "Smile",
+                                                                    "owner": "Nok"}
+    failures = {e["input"]["name"]: e["error"] for e in store.errors()}
+    assert failures["Bad"].startswith("not a url: not a valid URL")
+    assert failures["Gone"].endswith("HTTP 404 Not Found")
+    assert "took longer than 2s" in failures["Slow"] or "timed out" in failures["Slow"]
+
+    again = asyncio.run(run_batch(leads, FAST, kb, store))
+    assert (again.done, again.skipped) == (0, 4)
+    assert len(list(store.evaluations())) == 2 and len(store.errors()) == 3
+    sites.route("/no-such-site/", body="<title>Now here | Bangkok</title><p>Bangkok clinic.</p>")
+    retried = asyncio.run(run_batch(leads, FAST, kb, store, retry_failed=True))
+    assert retried.done == 1
+    assert len(list(store.evaluations())) == 3 and len(store.errors()) == 2
+
+
+def test_sigkill_then_resume_keeps_every_row_exactly_once(sites: SiteServer,
+                                                           tmp_path: Path) -> None:
+    page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
+    sites.route("/kill-test/", body=page, delay=0.25)
+    urls = [sites.url(f"kill-test/?lead={i}") for i in range(40)]
+    (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
+    db = tmp_path / "results.db"
+    env = {**os.environ, "LEADENGINE_ALLOW_PRIVATE": "1", "LEADENGINE_PROVIDER": "heuristic",
+           "LEADENGINE_RETRIEVAL": "keyword", "LEADENGINE_MAX_PAGES": "0"}
+    command = [sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"),
+               "--db", str(db), "--concurrency", "4", "--per-host", "4"]
+    process = subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    stored = 0
+    while time.monotonic() < deadline and stored < 8:
+        time.sleep(0.2)
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as conn:
+                    stored = conn.execute("select count(*) from evaluations").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert 8 <= stored < 40, stored
+    finished = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True,
+                              timeout=120)
+    assert finished.returncode == 0, finished.stderr
+    with sqlite3.connect(db) as conn:
+        rows = [r[0] for r in conn.execute("select url from evaluations")]
+        failed = conn.execute("select count(*) from errors").fetchone()[0]
+    assert sorted(rows) == sorted(normalise_url(u) for u in urls)  # each exactly once
+    assert failed == 0
+    assert "already done" in finished.stderr
+
+
+def test_exports_round_trip_and_cli(sites: SiteServer, tmp_path: Path) -> None:
+    leads = write_csv(tmp_path / "leads.csv", [
+        {"name": "Smile", "url": sites.url("bangkok-dental-fb-only/"), "phone": "02"},
+        {"name": "Agency", "url": sites.url("bangkok-marketing-agency/"), "phone": "03"}])
+    db = str(tmp_path / "r.db")
+    runner = CliRunner(env={"LEADENGINE_RETRIEVAL": "keyword"})
+    result = runner.invoke(cli, ["batch", str(leads), "--db", db, "--provider", "heuristic",
+                                 "--allow-private", "--max-pages", "0"])
+    assert result.exit_code == 0, result.output
+    assert "2 evaluated, 0 failed" in result.stderr
+
+    out = runner.invoke(cli, ["export", "--db", db, "--format", "csv"]).stdout
+    table = list(csv.reader(io.StringIO(out)))
+    assert table[0][:3] == ["name", "phone", "url"]
+    assert {row[0] for row in table[1:]} == {"Smile", "Agency"}
+    header = table[0]
+    assert "signal_facebook_only" in header and "maturity_measurement" in header
+
+    lines = runner.invoke(cli, ["export", "--db", db, "--format", "jsonl"]).stdout.splitlines()
+    assert [json.loads(line) for line in lines] == list(Store(db).evaluations())
+    high = json.loads(runner.invoke(cli, ["export", "--db", db, "--format", "json",
+                                          "--min-score", "70"]).stdout)
+    assert [r["input"]["name"] for r in high] == ["Smile"]
+    written = runner.invoke(cli, ["export", "--db", db, "-o", str(tmp_path / "o.csv")])
+    assert "2 evaluations written" in written.stderr
+
+    runs = runner.invoke(cli, ["runs", "--db", db]).stdout
+    assert "done" in runs and "heuristic/rules-v1" in runs
+    shown = json.loads(runner.invoke(cli, ["show", sites.url("bangkok-dental-fb-only/"),
+                                           "--db", db]).stdout)
+    assert shown["business_name"] == "Smile Bright Dental"
+    missing = runner.invoke(cli, ["show", "https://nowhere.example/", "--db", db])
+    assert missing.exit_code == 1 and missing.stderr.startswith("error: no stored evaluation")
+
+
+def test_csv_without_a_url_column_is_a_clear_error(tmp_path: Path) -> None:
+    bad = write_csv(tmp_path / "bad.csv", [{"name": "A", "phone": "1"}])
+    result = CliRunner().invoke(cli, ["batch", str(bad), "--db", str(tmp_path / "x.db"),
+                                      "--provider", "heuristic"])
+    assert result.exit_code == 1
+    assert "no url column" in result.stderr
+    with pytest.raises(Exception, match="input file not found"):
+        list(read_rows(tmp_path / "none.txt"))
