@@ -26,7 +26,7 @@ from tests.conftest import REPO, SITES
 from tests.fakes.site_server import SiteServer
 
 FAST = Settings(provider="heuristic", retrieval_method="keyword", allow_private=True,
-                timeout=1.0, page_deadline=2.0, max_pages=0)
+                timeout=1.0, page_deadline=2.0, max_pages=0, host_delay=0.0)
 
 
 def write_csv(path: Path, rows: list[dict[str, str]]) -> Path:
@@ -91,7 +91,8 @@ def test_sigkill_then_resume_keeps_every_row_exactly_once(sites: SiteServer,
     (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
     db = tmp_path / "results.db"
     env = {**os.environ, "LEADENGINE_ALLOW_PRIVATE": "1", "LEADENGINE_PROVIDER": "heuristic",
-           "LEADENGINE_RETRIEVAL": "keyword", "LEADENGINE_MAX_PAGES": "0"}
+           "LEADENGINE_RETRIEVAL": "keyword", "LEADENGINE_MAX_PAGES": "0",
+           "LEADENGINE_HOST_DELAY": "0"}
     command = [sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"),
                "--db", str(db), "--concurrency", "4", "--per-host", "4"]
     process = subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.DEVNULL,
@@ -155,6 +156,18 @@ def test_exports_round_trip_and_cli(sites: SiteServer, tmp_path: Path) -> None:
     assert missing.exit_code == 1 and missing.stderr.startswith("error: no stored evaluation")
 
 
+def test_politeness_delay_spaces_sites_on_one_host(sites: SiteServer, tmp_path: Path,
+                                                  kb: KnowledgeBase) -> None:
+    urls = tmp_path / "urls.txt"
+    urls.write_text("\n".join(sites.url(f"yangon-school/?n={i}") for i in range(4)),
+                    encoding="utf-8")
+    started = time.monotonic()
+    summary = asyncio.run(run_batch(urls, FAST.with_options(host_delay=0.3), kb,
+                                    Store(tmp_path / "p.db"), concurrency=4, per_host=4))
+    assert summary.done == 4
+    assert time.monotonic() - started >= 0.9  # 4 starts, 0.3 s apart
+
+
 def test_csv_without_a_url_column_is_a_clear_error(tmp_path: Path) -> None:
     bad = write_csv(tmp_path / "bad.csv", [{"name": "A", "phone": "1"}])
     result = CliRunner().invoke(cli, ["batch", str(bad), "--db", str(tmp_path / "x.db"),
@@ -163,3 +176,18 @@ def test_csv_without_a_url_column_is_a_clear_error(tmp_path: Path) -> None:
     assert "no url column" in result.stderr
     with pytest.raises(Exception, match="input file not found"):
         list(read_rows(tmp_path / "none.txt"))
+
+
+def test_progress_bar_path(sites: SiteServer, tmp_path: Path, kb: KnowledgeBase,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    from leadengine.cli import _run_with_progress_bar
+
+    urls = tmp_path / "urls.txt"
+    urls.write_text(f"{sites.url('yangon-school/')}\nnot a url\n", encoding="utf-8")
+    seen: list[int] = []
+    summary = _run_with_progress_bar(urls, FAST, kb, Store(tmp_path / "bar.db"), False, 2, 2)
+    assert (summary.done, summary.failed, summary.handled) == (1, 1, 2)
+    assert "2/2" in capsys.readouterr().err
+    summary = asyncio.run(run_batch(urls, FAST, kb, Store(tmp_path / "bar.db"),
+                                    on_progress=lambda s: seen.append(s.handled)))
+    assert seen == [1, 2]  # both rows reported: one failed before, one already done

@@ -14,7 +14,7 @@ import asyncio
 import csv
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -53,6 +53,11 @@ class Summary:
     tokens: int = 0
     cost_usd: float = 0.0
     started: float = field(default_factory=time.monotonic)
+
+    @property
+    def handled(self) -> int:
+        """Rows finished one way or another."""
+        return self.done + self.failed + self.skipped + self.duplicates
 
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
@@ -103,18 +108,26 @@ def normalise_url(raw: str) -> str:
 
 async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
                     retry_failed: bool = False, concurrency: int = 16, per_host: int = 2,
-                    log_every: float = 5.0) -> Summary:
-    """Evaluate every row of ``input_path`` and store each result as it completes."""
+                    log_every: float = 5.0,
+                    on_progress: Callable[[Summary], None] | None = None) -> Summary:
+    """Evaluate every row of ``input_path`` and store each result as it completes.
+    ``on_progress`` is called after every row (a progress bar); without it a plain
+    progress line goes to stderr every ``log_every`` seconds."""
     evaluator = make_evaluator(settings, kb)
     provider, model = evaluator.name, evaluator.model
     summary = Summary()
     summary.run_id = store.start_run(str(input_path), kb.version, provider, model)
     queue: asyncio.Queue[tuple[Row, str] | None] = asyncio.Queue(maxsize=concurrency * 2)
     hosts: dict[str, asyncio.Semaphore] = {}
+    host_next: dict[str, float] = {}
+    host_locks: dict[str, asyncio.Lock] = {}
     seen: set[str] = set()
     last_log = [time.monotonic()]
 
     def log_progress() -> None:
+        if on_progress is not None:
+            on_progress(summary)
+            return
         if time.monotonic() - last_log[0] >= log_every:
             last_log[0] = time.monotonic()
             print(f"progress: {summary.line()}", file=sys.stderr, flush=True)
@@ -135,14 +148,17 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
                 store.save_error(summary.run_id, row.index, row.raw or f"(row {row.index})",
                                  kb.version, provider, model, str(exc), row.passthrough)
                 summary.failed += 1
+                log_progress()
                 continue
             if url in seen:
                 summary.duplicates += 1
+                log_progress()
                 continue
             seen.add(url)
             state = store.state(url, kb.version, provider, model)
             if state == "done" or (state == "failed" and not retry_failed):
                 summary.skipped += 1
+                log_progress()
                 continue
             await queue.put((row, url))
 
@@ -153,6 +169,12 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
             gate = hosts.setdefault(host, asyncio.Semaphore(per_host))
             try:
                 async with gate:
+                    # Politeness: sites on one host start at least host_delay apart.
+                    async with host_locks.setdefault(host, asyncio.Lock()):
+                        wait = host_next.get(host, 0.0) - time.monotonic()
+                        if wait > 0:
+                            await asyncio.sleep(wait)
+                        host_next[host] = time.monotonic() + settings.host_delay
                     site = await load_site(url, settings, client)  # type: ignore[arg-type]
                     evaluation = await evaluate_site(site, kb, settings, evaluator)
             except LeadEngineError as exc:

@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -63,7 +64,7 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _settings(**options: Any) -> Settings:
-    return Settings.from_env().with_options(**options)
+    return Settings.load().with_options(**options)
 
 
 def _knowledge(settings: Settings) -> KnowledgeBase:
@@ -205,10 +206,48 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages)
     store = _store(db)
-    summary = _run(run_batch(input_path, settings, _knowledge(settings), store,
-                             retry_failed=retry_failed, concurrency=concurrency,
-                             per_host=per_host))
+    kb = _knowledge(settings)
+    if not sys.stderr.isatty():
+        summary = _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
+                                 concurrency=concurrency, per_host=per_host))
+    else:
+        summary = _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
+                                         concurrency, per_host)
     click.echo(f"{summary.line()}\nresults: {store.url}", err=True)
+
+
+def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
+                           store: Any, retry_failed: bool, concurrency: int,
+                           per_host: int) -> Any:
+    """A rich progress bar on a terminal: done, failed, rate, ETA, spend so far."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from leadengine.batch import read_rows, run_batch
+
+    total = sum(1 for _ in read_rows(input_path))
+    columns = [TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[failed]} failed"),
+               TextColumn("{task.fields[rate]:.1f}/s"), TextColumn("${task.fields[cost]:.4f}"),
+               TimeElapsedColumn(), TimeRemainingColumn()]
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("batch", total=total, failed=0, rate=0.0, cost=0.0)
+
+        def update(summary: Any) -> None:
+            elapsed = max(1e-6, time.monotonic() - summary.started)
+            bar.update(task, completed=summary.handled, failed=summary.failed,
+                       rate=summary.done / elapsed, cost=summary.cost_usd)
+
+        return _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
+                              concurrency=concurrency, per_host=per_host,
+                              on_progress=update))
 
 
 @cli.command()

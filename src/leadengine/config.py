@@ -25,12 +25,15 @@ class Provider:
     key_env: str | None
     default_model: str
     key_required: bool = True
+    #: Default requests / tokens per minute (None = no limit); Groq's free tier is tight.
+    rpm: int | None = None
+    tpm: int | None = None
 
 
 #: Providers by name. ``heuristic`` is the offline evaluator (no network, no key).
 PROVIDERS: dict[str, Provider] = {
     "groq": Provider("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
-                     "llama-3.3-70b-versatile"),
+                     "llama-3.3-70b-versatile", rpm=30, tpm=12_000),
     "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini"),
     "ollama": Provider("ollama", "http://localhost:11434/v1", None, "llama3.1",
                        key_required=False),
@@ -75,6 +78,9 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_MAX_CONTENT_CHARS": "max_content_chars",
     "LEADENGINE_LLM_RETRIES": "llm_retries",
     "LEADENGINE_STRUCTURED_OUTPUT": "structured_output",
+    "LEADENGINE_LLM_RPM": "llm_rpm",
+    "LEADENGINE_LLM_TPM": "llm_tpm",
+    "LEADENGINE_HOST_DELAY": "host_delay",
     "LEADENGINE_USE_CACHE": "use_cache",
 }
 
@@ -127,6 +133,14 @@ class Settings:
     use_cache: bool = True
     #: USD per million tokens (input, output) by model, for ``cost_usd``.
     prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(PRICES))
+    #: LLM requests per minute across all workers; None = the provider's default
+    #: (Groq free tier: 30), 0 = unlimited.
+    llm_rpm: int | None = None
+    #: LLM tokens per minute across all workers; None = the provider's default
+    #: (Groq free tier: 12,000), 0 = unlimited.
+    llm_tpm: int | None = None
+    #: Seconds between two sites' evaluations on the same host in a batch.
+    host_delay: float = 0.5
     #: Retries of an LLM request on 429/5xx/timeouts (the SDK backs off).
     llm_retries: int = 2
     #: Largest page body read, in bytes; the rest is not downloaded.
@@ -160,6 +174,30 @@ class Settings:
                 continue
             values[name] = _coerce(var, raw, str(types[name]))
         return cls(env=source, **values)
+
+    @classmethod
+    def load(cls, env: dict[str, str] | None = None, directory: Path | None = None
+             ) -> Settings:
+        """Defaults, then ``leadengine.toml`` (or ``$LEADENGINE_CONFIG``), then ``.env``
+        and the environment (the environment wins over ``.env``). Secrets belong in
+        the environment or ``.env``, never in the TOML file."""
+        folder = directory or Path.cwd()
+        source = dict(os.environ) if env is None else dict(env)
+        dotenv = folder / ".env"
+        if dotenv.is_file():
+            from dotenv import dotenv_values
+
+            for key, value in dotenv_values(dotenv).items():
+                if value is not None:
+                    source.setdefault(key, value)
+        config = Path(source.get("LEADENGINE_CONFIG") or folder / CONFIG_FILE)
+        base = cls.from_env(source)
+        if not config.is_file():
+            return base
+        file_values = _read_toml(config)
+        env_fields = {name for var, name in ENV_VARS.items() if source.get(var)}
+        return replace(cls(env=source, **file_values),
+                       **{name: getattr(base, name) for name in env_fields})
 
     def with_options(self, **options: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored."""
@@ -196,6 +234,31 @@ class Settings:
                               f"{provider.key_env} in the environment, or use "
                               "--provider heuristic to evaluate offline")
         return key or "not-needed"
+
+
+#: The optional configuration file, looked for in the working directory.
+CONFIG_FILE = "leadengine.toml"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
+    data = data.get("leadengine", data)
+    known = {f.name: f.type for f in fields(Settings) if f.name != "env"}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            # API keys are not settings either: they stay in the environment or .env.
+            raise ConfigError(f"{path}: unknown setting {key!r} (see docs/configuration.md)")
+        values[key] = _coerce(f"{path}:{key}", value, str(known[key])) if isinstance(
+            value, str) and "str" not in str(known[key]) else value
+        if key in ("knowledge_dir", "cache_dir") and isinstance(value, str):
+            values[key] = (path.parent / value) if not Path(value).is_absolute() else Path(value)
+    return values
 
 
 def _coerce(var: str, raw: str, type_name: str) -> Any:

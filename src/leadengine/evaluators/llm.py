@@ -22,6 +22,7 @@ from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Evaluation, LLMAnswer, S
 from leadengine.evaluators.cache import ResponseCache
 from leadengine.evaluators.heuristic import judge
 from leadengine.prompt import build_messages, fence, system_prompt
+from leadengine.ratelimit import RateLimiter
 from leadengine.retrieval import Hit
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.cache import cache_dir
@@ -53,6 +54,10 @@ class LLMEvaluator:
         self.model = settings.model or provider.default_model
         self.base_url = settings.base_url or provider.base_url
         self.system_prompt = system_prompt(rubric)
+        rpm = provider.rpm if settings.llm_rpm is None else settings.llm_rpm
+        tpm = provider.tpm if settings.llm_tpm is None else settings.llm_tpm
+        #: Shared by every concurrent evaluation that uses this evaluator.
+        self.limiter = RateLimiter(rpm, tpm)
         self.cache = ResponseCache(settings.cache_dir or cache_dir()) if settings.use_cache \
             else None
         self.client = client or openai.AsyncOpenAI(
@@ -139,6 +144,9 @@ class LLMEvaluator:
                 tokens["prompt"] += int(hit["usage"].get("prompt", 0))
                 tokens["completion"] += int(hit["usage"].get("completion", 0))
                 return str(hit["content"])
+        # Budget the request's prompt plus a typical answer (~400 tokens).
+        await self.limiter.acquire(sum(estimate_tokens(str(m["content"])) for m in messages)
+                                   + 400)
         try:
             response = await self.client.chat.completions.create(  # type: ignore[call-overload]
                 **request)
