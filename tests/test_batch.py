@@ -9,10 +9,11 @@ import io
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,46 @@ from leadengine.cli import cli
 from leadengine.store import Store
 from tests.conftest import REPO, SITES
 from tests.fakes.site_server import SiteServer
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh results database: a SQLite file, and (when TEST_POSTGRES_URL points at a
+    server, as in .ci/run) a new PostgreSQL database, so both run the same tests."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "results.db")
+        return
+    server = os.environ.get("TEST_POSTGRES_URL")
+    if not server:
+        pytest.skip("no PostgreSQL server (set TEST_POSTGRES_URL)")
+    import sqlalchemy as sa
+
+    from leadengine.store import database_url
+
+    server = database_url(server)
+    name = f"leadengine_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"CREATE DATABASE {name}"))
+    base = sa.engine.make_url(server)
+    yield base.set(database=name).render_as_string(hide_password=False)
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    admin.dispose()
+
+
+def count(db: str, table: str) -> int:
+    import sqlalchemy as sa
+
+    from leadengine.store import database_url
+
+    engine = sa.create_engine(database_url(db))
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(sa.text(f"select count(*) from {table}")).scalar() or 0)
+    finally:
+        engine.dispose()
+
 
 FAST = Settings(provider="heuristic", retrieval_method="keyword", allow_private=True,
                 timeout=1.0, page_deadline=2.0, max_pages=0, host_delay=0.0)
@@ -52,17 +93,18 @@ def test_rows_are_read_from_csv_or_text(tmp_path: Path) -> None:
 
 
 def test_a_batch_records_every_row_and_resumes(sites: SiteServer, tmp_path: Path,
-                                               kb: KnowledgeBase) -> None:
+                                               kb: KnowledgeBase, db: str) -> None:
+    gone = f"no-such-site-{uuid.uuid4().hex[:8]}/"  # unique: the server outlives the test
     sites.route("/batch-slow/", body="<p>late</p>", delay=3.0)
     leads = write_csv(tmp_path / "leads.csv", [
         {"name": "Smile", "url": sites.url("bangkok-dental-fb-only/"), "owner": "Nok"},
         {"name": "School", "url": sites.url("yangon-school/"), "owner": "Aung"},
         {"name": "Again", "url": sites.url("yangon-school/"), "owner": "dup"},
         {"name": "Bad", "url": "not a url", "owner": "x"},
-        {"name": "Gone", "url": sites.url("no-such-site/"), "owner": "y"},
+        {"name": "Gone", "url": sites.url(gone), "owner": "y"},
         {"name": "Slow", "url": sites.url("batch-slow/"), "owner": "z"},
     ])
-    store = Store(tmp_path / "results.db")
+    store = Store(db)
     summary = asyncio.run(run_batch(leads, FAST, kb, store, concurrency=3))
     assert (summary.total, summary.done, summary.failed, summary.duplicates) == (6, 2, 3, 1)
     done = {r["url"]: r for r in store.evaluations()}
@@ -77,55 +119,49 @@ def test_a_batch_records_every_row_and_resumes(sites: SiteServer, tmp_path: Path
     again = asyncio.run(run_batch(leads, FAST, kb, store))
     assert (again.done, again.skipped) == (0, 4)
     assert len(list(store.evaluations())) == 2 and len(store.errors()) == 3
-    sites.route("/no-such-site/", body="<title>Now here | Bangkok</title><p>Bangkok clinic.</p>")
+    sites.route(f"/{gone}", body="<title>Now here | Bangkok</title><p>Bangkok clinic.</p>")
     retried = asyncio.run(run_batch(leads, FAST, kb, store, retry_failed=True))
     assert retried.done == 1
     assert len(list(store.evaluations())) == 3 and len(store.errors()) == 2
 
 
 def test_sigkill_then_resume_keeps_every_row_exactly_once(sites: SiteServer,
-                                                           tmp_path: Path) -> None:
+                                                           tmp_path: Path, db: str) -> None:
     page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
     sites.route("/kill-test/", body=page, delay=0.25)
     urls = [sites.url(f"kill-test/?lead={i}") for i in range(40)]
     (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
-    db = tmp_path / "results.db"
     env = {**os.environ, "LEADENGINE_ALLOW_PRIVATE": "1", "LEADENGINE_PROVIDER": "heuristic",
            "LEADENGINE_RETRIEVAL": "keyword", "LEADENGINE_MAX_PAGES": "0",
            "LEADENGINE_HOST_DELAY": "0"}
     command = [sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"),
-               "--db", str(db), "--concurrency", "4", "--per-host", "4"]
+               "--db", db, "--concurrency", "4", "--per-host", "4"]
     process = subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     stored = 0
     while time.monotonic() < deadline and stored < 8:
         time.sleep(0.2)
-        if db.exists():
-            try:
-                with sqlite3.connect(db) as conn:
-                    stored = conn.execute("select count(*) from evaluations").fetchone()[0]
-            except sqlite3.OperationalError:
-                stored = 0
+        try:
+            stored = count(db, "evaluations")
+        except Exception:
+            stored = 0
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert 8 <= stored < 40, stored
     finished = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True,
                               timeout=120)
     assert finished.returncode == 0, finished.stderr
-    with sqlite3.connect(db) as conn:
-        rows = [r[0] for r in conn.execute("select url from evaluations")]
-        failed = conn.execute("select count(*) from errors").fetchone()[0]
+    rows = [r["url"] for r in Store(db).evaluations()]
     assert sorted(rows) == sorted(normalise_url(u) for u in urls)  # each exactly once
-    assert failed == 0
+    assert count(db, "errors") == 0
     assert "already done" in finished.stderr
 
 
-def test_exports_round_trip_and_cli(sites: SiteServer, tmp_path: Path) -> None:
+def test_exports_round_trip_and_cli(sites: SiteServer, tmp_path: Path, db: str) -> None:
     leads = write_csv(tmp_path / "leads.csv", [
         {"name": "Smile", "url": sites.url("bangkok-dental-fb-only/"), "phone": "02"},
         {"name": "Agency", "url": sites.url("bangkok-marketing-agency/"), "phone": "03"}])
-    db = str(tmp_path / "r.db")
     runner = CliRunner(env={"LEADENGINE_RETRIEVAL": "keyword"})
     result = runner.invoke(cli, ["batch", str(leads), "--db", db, "--provider", "heuristic",
                                  "--allow-private", "--max-pages", "0"])
@@ -191,3 +227,29 @@ def test_progress_bar_path(sites: SiteServer, tmp_path: Path, kb: KnowledgeBase,
     summary = asyncio.run(run_batch(urls, FAST, kb, Store(tmp_path / "bar.db"),
                                     on_progress=lambda s: seen.append(s.handled)))
     assert seen == [1, 2]  # both rows reported: one failed before, one already done
+
+
+def test_page_snapshots_are_reused_within_max_age(sites: SiteServer, tmp_path: Path,
+                                                  kb: KnowledgeBase, db: str) -> None:
+    url = sites.url(f"yangon-school/?snap={uuid.uuid4().hex[:6]}")
+    urls = tmp_path / "urls.txt"
+    urls.write_text(url + "\n", encoding="utf-8")
+    store = Store(db)
+    settings = FAST.with_options(max_pages=2)
+    first = asyncio.run(run_batch(urls, settings, kb, store))
+    assert (first.done, first.reused_pages) == (1, 0)
+    assert count(db, "page_snapshots") == 3  # homepage + 2 subpages
+    before = len(sites.requests)
+    again = asyncio.run(run_batch(urls, settings, kb, store, retry_failed=True,
+                                  max_age=3600))
+    assert again.skipped == 1  # done already: nothing fetched
+    other = Store(db)
+    with other.engine.begin() as conn:  # forget the evaluation, keep the snapshots
+        import sqlalchemy as sa
+
+        conn.execute(sa.text("delete from evaluations"))
+    third = asyncio.run(run_batch(urls, settings, kb, other, max_age=3600))
+    assert (third.done, third.reused_pages) == (1, 3)
+    assert len(sites.requests) == before  # not a single request: all from snapshots
+    stale = asyncio.run(run_batch(urls, settings, kb, other, max_age=None))
+    assert stale.skipped == 1

@@ -52,6 +52,8 @@ class Summary:
     duplicates: int = 0
     tokens: int = 0
     cost_usd: float = 0.0
+    #: Pages taken from stored snapshots instead of fetched (``max_age``).
+    reused_pages: int = 0
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -62,7 +64,8 @@ class Summary:
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
         return (f"run {self.run_id}: {self.done} evaluated, {self.failed} failed, "
-                f"{self.skipped} already done, {self.duplicates} duplicates; "
+                f"{self.skipped} already done, {self.duplicates} duplicates, "
+                f"{self.reused_pages} pages from snapshots; "
                 f"{elapsed:.1f}s, {self.tokens} tokens, ${self.cost_usd:.4f}")
 
 
@@ -109,10 +112,13 @@ def normalise_url(raw: str) -> str:
 async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
                     retry_failed: bool = False, concurrency: int = 16, per_host: int = 2,
                     log_every: float = 5.0,
-                    on_progress: Callable[[Summary], None] | None = None) -> Summary:
+                    on_progress: Callable[[Summary], None] | None = None,
+                    max_age: float | None = None) -> Summary:
     """Evaluate every row of ``input_path`` and store each result as it completes.
     ``on_progress`` is called after every row (a progress bar); without it a plain
-    progress line goes to stderr every ``log_every`` seconds."""
+    progress line goes to stderr every ``log_every`` seconds. Every fetched page is kept
+    as a snapshot; with ``max_age`` (seconds) a snapshot that recent is reused."""
+    snapshots = store.snapshots(max_age)
     evaluator = make_evaluator(settings, kb)
     provider, model = evaluator.name, evaluator.model
     summary = Summary()
@@ -175,7 +181,8 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
                         if wait > 0:
                             await asyncio.sleep(wait)
                         host_next[host] = time.monotonic() + settings.host_delay
-                    site = await load_site(url, settings, client)  # type: ignore[arg-type]
+                    site = await load_site(url, settings, client,  # type: ignore[arg-type]
+                                           snapshots)
                     evaluation = await evaluate_site(site, kb, settings, evaluator)
             except LeadEngineError as exc:
                 store.save_error(summary.run_id, row.index, url, kb.version, provider, model,
@@ -202,4 +209,5 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
         store.finish_run(summary.run_id, "interrupted")
         raise
     store.finish_run(summary.run_id, "done")
+    summary.reused_pages = snapshots.reused
     return summary

@@ -189,12 +189,15 @@ def _store(db: str | None) -> Any:
 @click.option("--per-host", type=click.IntRange(min=1), default=2, show_default=True,
               help="Concurrent requests to one host.")
 @click.option("--retry-failed", is_flag=True, help="Evaluate rows that failed before again.")
+@click.option("--max-age", type=click.FloatRange(min=0), default=None,
+              help="Reuse stored page snapshots fetched at most this many seconds ago.")
 @click.option("--no-cache", is_flag=True, help="Do not answer from the response cache.")
 @fetch_options
 @guarded
 def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
           base_url: str | None, knowledge_dir: Path | None, method: str | None,
-          concurrency: int, per_host: int, retry_failed: bool, no_cache: bool,
+          concurrency: int, per_host: int, retry_failed: bool, max_age: float | None,
+          no_cache: bool,
           allow_private: bool | None, ignore_robots: bool | None,
           max_pages: int | None) -> None:
     """Evaluate every URL of INPUT (text file or CSV); results are stored as they complete,
@@ -209,16 +212,17 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     kb = _knowledge(settings)
     if not sys.stderr.isatty():
         summary = _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
-                                 concurrency=concurrency, per_host=per_host))
+                                 concurrency=concurrency, per_host=per_host,
+                                 max_age=max_age))
     else:
         summary = _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
-                                         concurrency, per_host)
+                                         concurrency, per_host, max_age)
     click.echo(f"{summary.line()}\nresults: {store.url}", err=True)
 
 
 def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
                            store: Any, retry_failed: bool, concurrency: int,
-                           per_host: int) -> Any:
+                           per_host: int, max_age: float | None = None) -> Any:
     """A rich progress bar on a terminal: done, failed, rate, ETA, spend so far."""
     from rich.console import Console
     from rich.progress import (
@@ -247,7 +251,7 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
 
         return _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
                               concurrency=concurrency, per_host=per_host,
-                              on_progress=update))
+                              on_progress=update, max_age=max_age))
 
 
 @cli.command()

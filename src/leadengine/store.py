@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from leadengine.errors import ConfigError
+from leadengine.web.fetch import Page
 
 #: The default store, used by every command that reads or writes results.
 DEFAULT_DB = "leadengine.db"
@@ -64,6 +66,18 @@ errors = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.UniqueConstraint("url", "kb_version", "provider", "model", name="uq_error"),
 )
+page_snapshots = sa.Table(
+    "page_snapshots", metadata,
+    sa.Column("url", sa.Text, primary_key=True),
+    sa.Column("final_url", sa.Text, nullable=False),
+    sa.Column("status", sa.Integer, nullable=False),
+    sa.Column("content_type", sa.String(100), nullable=False),
+    sa.Column("encoding", sa.String(40), nullable=False),
+    sa.Column("truncated", sa.Boolean, nullable=False),
+    #: zlib-compressed UTF-8 HTML.
+    sa.Column("html", sa.LargeBinary, nullable=False),
+    sa.Column("fetched_at", sa.Float, nullable=False),
+)
 migrations_table = sa.Table(
     "schema_migrations", metadata,
     sa.Column("version", sa.Integer, primary_key=True),
@@ -85,13 +99,21 @@ def _m002_indexes(conn: Connection) -> None:
                          "ON evaluations (fit_score)"))
 
 
+def _m003_page_snapshots(conn: Connection) -> None:
+    page_snapshots.create(conn, checkfirst=True)
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
-MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes]
+MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
+                                                  _m003_page_snapshots]
 
 
 def database_url(db: str | Path) -> str:
     """A SQLAlchemy URL for ``--db``: a URL as given, a file path as SQLite."""
     text = str(db)
+    if text.startswith(("postgresql://", "postgres://")):
+        # SQLAlchemy's default PostgreSQL driver is psycopg2; we ship psycopg 3.
+        return "postgresql+psycopg://" + text.split("://", 1)[1]
     if "://" in text:
         return text
     return f"sqlite:///{Path(text).expanduser()}"
@@ -104,7 +126,10 @@ class Store:
         self.url = database_url(db)
         try:
             self.engine: Engine = sa.create_engine(self.url)
-        except (sa.exc.ArgumentError, ImportError) as exc:
+        except ImportError:
+            raise ConfigError(f"cannot open database {db}: its driver is not installed "
+                              "(for PostgreSQL: pip install 'leadengine[postgres]')") from None
+        except sa.exc.ArgumentError as exc:
             raise ConfigError(f"cannot open database {db}: {exc}") from None
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -205,6 +230,11 @@ class Store:
             return [{**dict(r._mapping), "done": r.done or 0, "failed": r.failed or 0}
                     for r in conn.execute(query)]
 
+    def snapshots(self, max_age: float | None) -> SnapshotCache:
+        """A page cache over this store: fetched pages are saved, and with ``max_age``
+        (seconds) a page fetched that recently is reused instead of fetched again."""
+        return SnapshotCache(self, max_age)
+
     def latest(self, url: str) -> dict[str, Any] | None:
         """The most recent stored evaluation of ``url``."""
         query = (sa.select(evaluations).where(evaluations.c.url == url)
@@ -212,6 +242,39 @@ class Store:
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return None if row is None else json.loads(row.data)
+
+
+class SnapshotCache:
+    """Page snapshots in the store (see :meth:`Store.snapshots`)."""
+
+    def __init__(self, store: Store, max_age: float | None) -> None:
+        self.store = store
+        self.max_age = max_age
+        self.reused = 0
+
+    def get_page(self, url: str) -> Page | None:
+        if self.max_age is None:
+            return None
+        query = sa.select(page_snapshots).where(
+            page_snapshots.c.url == url,
+            page_snapshots.c.fetched_at >= time.time() - self.max_age)
+        with self.store.engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            return None
+        self.reused += 1
+        return Page(url=row.url, final_url=row.final_url, status=row.status,
+                    content_type=row.content_type, html=zlib.decompress(row.html).decode(),
+                    encoding=row.encoding, truncated=row.truncated, fetched_at=row.fetched_at)
+
+    def put_page(self, page: Page) -> None:
+        values = {"final_url": page.final_url, "status": page.status,
+                  "content_type": page.content_type, "encoding": page.encoding,
+                  "truncated": page.truncated, "fetched_at": page.fetched_at,
+                  "html": zlib.compress(page.html.encode("utf-8"), 6)}
+        with self.store.engine.begin() as conn:
+            conn.execute(page_snapshots.delete().where(page_snapshots.c.url == page.url))
+            conn.execute(page_snapshots.insert().values(url=page.url, **values))
 
 
 def _key(table: sa.Table, key: tuple[str, str, str, str]) -> list[Any]:

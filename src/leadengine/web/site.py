@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Protocol
 
 import httpx
 import lxml.html
@@ -73,18 +74,39 @@ class Site:
         return notes
 
 
+class PageCache(Protocol):
+    """Stored snapshots of fetched pages (the batch store implements it)."""
+
+    def get_page(self, url: str) -> Page | None: ...
+
+    def put_page(self, page: Page) -> None: ...
+
+
 async def load_site(target: str, settings: Settings | None = None,
-                    client: httpx.AsyncClient | None = None) -> Site:
+                    client: httpx.AsyncClient | None = None,
+                    cache: PageCache | None = None) -> Site:
     """Fetch ``target`` (URL or file) and up to ``settings.max_pages`` useful subpages."""
     settings = settings or Settings()
     if client is None and not normalise_target(target).startswith("file:"):
         async with make_client(settings) as own_client:
-            return await load_site(target, settings, own_client)
+            return await load_site(target, settings, own_client, cache)
+
     robots = RobotsPolicy(client, settings) if client and settings.respect_robots \
         else None
-    if robots is not None:
-        await robots.check(normalise_target(target))
-    page = await fetch_page(target, settings, client=client)
+
+    async def fetch(url: str) -> Page:
+        """A stored snapshot when one is recent enough, else robots.txt, then the web."""
+        cached = cache.get_page(normalise_target(url)) if cache is not None else None
+        if cached is not None:
+            return cached
+        if robots is not None:
+            await robots.check(normalise_target(url))
+        fetched = await fetch_page(url, settings, client=client)
+        if cache is not None:
+            cache.put_page(fetched)
+        return fetched
+
+    page = await fetch(target)
     tree = parse_html(page.html)
     extracted = extract(page, tree)
     parts = [(page, tree, extracted)]
@@ -93,12 +115,10 @@ async def load_site(target: str, settings: Settings | None = None,
     budget = [settings.max_total_bytes - len(page.html)]
 
     async def subpage(url: str) -> Page:
-        if robots is not None:
-            await robots.check(url)
         if budget[0] <= 0:
             raise FetchError(url, f"skipped: the site's byte budget "
                                   f"({settings.max_total_bytes:,} bytes) is spent")
-        sub = await fetch_page(url, settings, client=client)
+        sub = await fetch(url)
         # Subpages are fetched concurrently, so the budget is also checked on arrival.
         budget[0] -= len(sub.html)
         if budget[0] < 0:
