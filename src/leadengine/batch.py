@@ -128,6 +128,7 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
     host_next: dict[str, float] = {}
     host_locks: dict[str, asyncio.Lock] = {}
     seen: set[str] = set()
+    known = store.states(kb.version, provider, model)
     last_log = [time.monotonic()]
 
     def log_progress() -> None:
@@ -161,7 +162,7 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
                 log_progress()
                 continue
             seen.add(url)
-            state = store.state(url, kb.version, provider, model)
+            state = known.get(url)
             if state == "done" or (state == "failed" and not retry_failed):
                 summary.skipped += 1
                 log_progress()

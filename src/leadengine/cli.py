@@ -188,6 +188,8 @@ def _store(db: str | None) -> Any:
               help="Sites evaluated at the same time.")
 @click.option("--per-host", type=click.IntRange(min=1), default=2, show_default=True,
               help="Concurrent requests to one host.")
+@click.option("--host-delay", type=click.FloatRange(min=0), default=None,
+              help="Seconds between two sites on one host (default 0.5).")
 @click.option("--retry-failed", is_flag=True, help="Evaluate rows that failed before again.")
 @click.option("--max-age", type=click.FloatRange(min=0), default=None,
               help="Reuse stored page snapshots fetched at most this many seconds ago.")
@@ -196,7 +198,8 @@ def _store(db: str | None) -> Any:
 @guarded
 def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
           base_url: str | None, knowledge_dir: Path | None, method: str | None,
-          concurrency: int, per_host: int, retry_failed: bool, max_age: float | None,
+          concurrency: int, per_host: int, host_delay: float | None, retry_failed: bool,
+          max_age: float | None,
           no_cache: bool,
           allow_private: bool | None, ignore_robots: bool | None,
           max_pages: int | None) -> None:
@@ -207,7 +210,8 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     settings = _settings(provider=provider, model=model, base_url=base_url,
                          knowledge_dir=knowledge_dir, retrieval_method=method,
                          use_cache=False if no_cache else None, allow_private=allow_private,
-                         respect_robots=False if ignore_robots else None, max_pages=max_pages)
+                         respect_robots=False if ignore_robots else None, max_pages=max_pages,
+                         host_delay=host_delay)
     store = _store(db)
     kb = _knowledge(settings)
     if not sys.stderr.isatty():

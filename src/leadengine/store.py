@@ -172,6 +172,18 @@ class Store:
                 return "failed"
         return None
 
+    def states(self, kb_version: str, provider: str, model: str) -> dict[str, str]:
+        """``{url: "done" | "failed"}`` for every URL stored under this configuration
+        (two queries for a whole batch instead of two per row)."""
+        found: dict[str, str] = {}
+        with self.engine.connect() as conn:
+            for table, state in ((errors, "failed"), (evaluations, "done")):
+                query = sa.select(table.c.url).where(table.c.kb_version == kb_version,
+                                                     table.c.provider == provider,
+                                                     table.c.model == model)
+                found.update((url, state) for url in conn.scalars(query))
+        return found
+
     def save_evaluation(self, run_id: int, row_index: int, url: str, kb_version: str,
                         evaluation: dict[str, Any], passthrough: dict[str, str]) -> None:
         key = (url, kb_version, evaluation["provider"], evaluation["model"])

@@ -12,9 +12,11 @@ context. The rubric::
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import ClassVar
 
 from leadengine.evaluation import ANGLES, Evaluation, Source
 from leadengine.knowledge import KnowledgeBase
@@ -24,6 +26,7 @@ from leadengine.web.site import Site
 
 _SEPARATORS = re.compile(r"\s+[|–—·•:]\s+|\s+-\s+")
 _ASCII_WORD = re.compile(r"^[\x00-\x7f]+$")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass
@@ -88,10 +91,12 @@ def judge(site: Site, rules: Rules) -> Findings:
     # The same (length-capped) content an LLM would read, so both judge the same text.
     text = site.text.lower()
     headline = (site.extracted.title + "\n" + site.extracted.description).lower()
-    compiled = _compile(rules)
+    counter = KeywordCounter.for_rules(rules)
+    count_text = counter.counting(text)
+    count_headline = counter.counting(headline)
     findings = Findings(business_name=business_name(site))
 
-    counts = {p.name: _count(compiled, p.aliases, text) for p in rules.geography}
+    counts = {p.name: count_text(p.aliases) for p in rules.geography}
     target = max((p for p in rules.geography if p.target and counts[p.name]),
                  key=lambda p: counts[p.name], default=None)
     other = max((p for p in rules.geography if not p.target and counts[p.name]),
@@ -104,8 +109,7 @@ def judge(site: Site, rules: Rules) -> Findings:
     # Title and description say what a business is more reliably than body copy.
     best, best_count = None, 0
     for industry in rules.industries:
-        count = _count(compiled, industry.keywords, text) + 2 * _count(
-            compiled, industry.keywords, headline)
+        count = count_text(industry.keywords) + 2 * count_headline(industry.keywords)
         if count > best_count:
             best, best_count = industry, count
     findings.industry = best
@@ -113,7 +117,7 @@ def judge(site: Site, rules: Rules) -> Findings:
         findings.exclusion = next((e for e in rules.exclusions if e.industry == best.name), None)
 
     for size in rules.size_signals:
-        if _count(compiled, size.keywords, text):
+        if count_text(size.keywords):
             findings.size_points += size.points
             findings.size_labels.append(size.label)
     cap = rules.rubric.size_cap
@@ -134,7 +138,7 @@ def judge(site: Site, rules: Rules) -> Findings:
     findings.angle = next(
         (a for a in sorted(rules.angles, key=lambda a: a.priority)
          if all(_holds(c, conditions) for c in a.when)
-         and (not a.keywords or _count(compiled, a.keywords, text))),
+         and (not a.keywords or count_text(a.keywords))),
         None,
     )
     service = next((s for s in sorted(rules.services, key=lambda s: s.priority)
@@ -256,16 +260,54 @@ def _holds(condition: str, values: dict[str, bool]) -> bool:
     return values.get(condition, False)
 
 
-def _count(compiled: dict[str, re.Pattern[str]], keywords: Sequence[str], text: str) -> int:
-    return sum(len(compiled[k].findall(text)) for k in keywords)
+class KeywordCounter:
+    """Counts the rules' keywords in a text, built once per rule set.
 
+    Single Latin words are looked up in one word-frequency table of the text
+    (plural -s/-es included); Latin phrases use a whole-word regex each; Thai and
+    Burmese keywords are substrings (those scripts do not separate words).
+    """
 
-def _compile(rules: Rules) -> dict[str, re.Pattern[str]]:
-    words = {k for p in rules.geography for k in p.aliases}
-    words |= {k for i in rules.industries for k in i.keywords}
-    words |= {k for s in rules.size_signals for k in s.keywords}
-    words |= {k for a in rules.angles for k in a.keywords}
-    return {w: _pattern(w) for w in words}
+    _cache: ClassVar[dict[int, tuple[Rules, KeywordCounter]]] = {}
+
+    def __init__(self, rules: Rules) -> None:
+        words = {k.lower() for p in rules.geography for k in p.aliases}
+        words |= {k.lower() for i in rules.industries for k in i.keywords}
+        words |= {k.lower() for s in rules.size_signals for k in s.keywords}
+        words |= {k.lower() for a in rules.angles for k in a.keywords}
+        self.single = {w for w in words if _ASCII_WORD.match(w) and re.fullmatch(r"\w+", w)}
+        self.phrases = {w: _pattern(w) for w in words
+                        if _ASCII_WORD.match(w) and w not in self.single}
+
+    @classmethod
+    def for_rules(cls, rules: Rules) -> KeywordCounter:
+        cached = cls._cache.get(id(rules))
+        if cached is None or cached[0] is not rules:
+            if len(cls._cache) > 16:
+                cls._cache.clear()
+            cached = (rules, cls(rules))
+            cls._cache[id(rules)] = cached
+        return cached[1]
+
+    def counting(self, text: str) -> Callable[[Sequence[str]], int]:
+        """A function counting keyword occurrences in ``text`` (lower-cased)."""
+        frequency = Counter(_WORD.findall(text))
+
+        def count(keywords: Sequence[str]) -> int:
+            total = 0
+            for keyword in keywords:
+                word = keyword.lower()
+                if word in self.single:
+                    total += frequency[word] + frequency[word + "s"] + frequency[word + "es"]
+                elif word in self.phrases:
+                    # The substring test (in C) spares the regex for absent phrases.
+                    if word in text:
+                        total += len(self.phrases[word].findall(text))
+                else:
+                    total += text.count(word)
+            return total
+
+        return count
 
 
 @lru_cache(maxsize=4096)
