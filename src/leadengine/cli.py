@@ -7,93 +7,34 @@ on stderr and a non-zero exit code.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
-import os
 import sys
-import time
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from leadengine import __version__
-from leadengine.config import PROVIDERS, Settings
+from leadengine.cli_batch import _run_with_progress_bar, batch, export, runs_command, show
+from leadengine.cli_common import (
+    _knowledge,
+    _run,
+    _settings,
+    fetch_options,
+    guarded,
+    knowledge_option,
+    llm_options,
+    method_option,
+)
+from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
 from leadengine.evaluators import make_evaluator
 from leadengine.knowledge import KnowledgeBase
-from leadengine.pipeline import evaluate_site, load_knowledge
+from leadengine.pipeline import evaluate_site
 from leadengine.retrieval import METHODS
 from leadengine.web.site import load_site
 
-T = TypeVar("T")
-
-
-def _fail(message: str, code: int = 1) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
-
-
-def guarded(func: Callable[..., T]) -> Callable[..., T]:
-    """Run a command body so errors become one line on stderr, never a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> T:
-        try:
-            return func(*args, **kwargs)
-        except LeadEngineError as exc:
-            _fail(str(exc))
-        except KeyboardInterrupt:
-            _fail("interrupted", 130)
-        except (BrokenPipeError, click.exceptions.Exit, SystemExit):
-            raise
-        except Exception as exc:
-            if os.environ.get("LEADENGINE_DEBUG"):
-                raise
-            _fail(f"unexpected {type(exc).__name__}: {exc} (set LEADENGINE_DEBUG=1 for "
-                  "details)", 2)
-        raise AssertionError("unreachable")
-
-    return wrapper
-
-
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
-
-
-def _settings(**options: Any) -> Settings:
-    return Settings.load().with_options(**options)
-
-
-def _knowledge(settings: Settings) -> KnowledgeBase:
-    return load_knowledge(settings)
-
-
-knowledge_option = click.option(
-    "--knowledge", "knowledge_dir", type=click.Path(path_type=Path),
-    help="Knowledge directory (default: ./knowledge, else the bundled one).")
-def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Options shared by the commands that fetch websites."""
-    for option in reversed([
-        click.option("--allow-private", is_flag=True, default=None,
-                     help="Allow private, loopback and link-local addresses (SSRF guard "
-                          "off), e.g. for a site on the local network."),
-        click.option("--ignore-robots", is_flag=True, default=None,
-                     help="Fetch pages even where robots.txt disallows it."),
-        click.option("--max-pages", type=click.IntRange(min=0), default=None,
-                     help="Same-site pages read besides the homepage (default 4)."),
-    ]):
-        func = option(func)
-    return func
-
-
-method_option = click.option(
-    "--method", type=click.Choice(list(METHODS)), default=None,
-    help="Retrieval method: keyword (the seed's, whole files), bm25, semantic, hybrid "
-         f"(default: {Settings().retrieval_method}).")
-
+__all__ = ["_run_with_progress_bar", "cli", "main", "seed_main"]
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="leadengine")
@@ -103,26 +44,18 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("targets", nargs=-1, required=True, metavar="URL|FILE...")
-@click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
-              help="Evaluator: an LLM provider, or 'heuristic' (offline). "
-                   "Default: groq if GROQ_API_KEY is set, else heuristic.")
-@click.option("--model", default=None, help="Model name (default: the provider's).")
-@click.option("--temperature", type=click.FloatRange(0, 2), default=None,
-              help="Sampling temperature for the LLM (default 0.2).")
-@click.option("--base-url", default=None,
-              help="Any OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
+@llm_options
 @knowledge_option
 @method_option
 @click.option("--no-rag", is_flag=True, help="Evaluate without advisory context.")
 @click.option("--limit", "rag_limit", type=click.IntRange(min=0), default=None,
               help="Maximum knowledge passages in the context (default 3).")
-@click.option("--no-cache", is_flag=True, help="Do not answer from the response cache.")
 @fetch_options
 @guarded
 def evaluate(targets: tuple[str, ...], provider: str | None, model: str | None,
-             temperature: float | None, base_url: str | None, knowledge_dir: Path | None,
-             method: str | None,
-             no_rag: bool, rag_limit: int | None, no_cache: bool, allow_private: bool | None,
+             temperature: float | None, base_url: str | None, no_cache: bool,
+             knowledge_dir: Path | None, method: str | None,
+             no_rag: bool, rag_limit: int | None, allow_private: bool | None,
              ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate websites (URLs or saved HTML files) and print the evaluation JSON."""
     settings = _settings(provider=provider, model=model, temperature=temperature,
@@ -163,154 +96,6 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
     return results, failed
 
 
-db_option = click.option(
-    "--db", default=None,
-    help="Results database: a file path (SQLite) or a URL such as postgresql://... "
-         "(default: $LEADENGINE_DB or ./leadengine.db).")
-
-
-def _store(db: str | None) -> Any:
-    from leadengine.store import DEFAULT_DB, Store
-
-    return Store(db or os.environ.get("LEADENGINE_DB") or DEFAULT_DB)
-
-
-@cli.command()
-@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
-@db_option
-@click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
-              help="Evaluator (default: groq if GROQ_API_KEY is set, else heuristic).")
-@click.option("--model", default=None, help="Model name (default: the provider's).")
-@click.option("--base-url", default=None, help="Any OpenAI-compatible endpoint.")
-@knowledge_option
-@method_option
-@click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
-              help="Sites evaluated at the same time.")
-@click.option("--per-host", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Concurrent requests to one host.")
-@click.option("--host-delay", type=click.FloatRange(min=0), default=None,
-              help="Seconds between two sites on one host (default 0.5).")
-@click.option("--retry-failed", is_flag=True, help="Evaluate rows that failed before again.")
-@click.option("--max-age", type=click.FloatRange(min=0), default=None,
-              help="Reuse stored page snapshots fetched at most this many seconds ago.")
-@click.option("--no-cache", is_flag=True, help="Do not answer from the response cache.")
-@fetch_options
-@guarded
-def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
-          base_url: str | None, knowledge_dir: Path | None, method: str | None,
-          concurrency: int, per_host: int, host_delay: float | None, retry_failed: bool,
-          max_age: float | None,
-          no_cache: bool,
-          allow_private: bool | None, ignore_robots: bool | None,
-          max_pages: int | None) -> None:
-    """Evaluate every URL of INPUT (text file or CSV); results are stored as they complete,
-    so running the same command again resumes."""
-    from leadengine.batch import run_batch
-
-    settings = _settings(provider=provider, model=model, base_url=base_url,
-                         knowledge_dir=knowledge_dir, retrieval_method=method,
-                         use_cache=False if no_cache else None, allow_private=allow_private,
-                         respect_robots=False if ignore_robots else None, max_pages=max_pages,
-                         host_delay=host_delay)
-    store = _store(db)
-    kb = _knowledge(settings)
-    if not sys.stderr.isatty():
-        summary = _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
-                                 concurrency=concurrency, per_host=per_host,
-                                 max_age=max_age))
-    else:
-        summary = _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
-                                         concurrency, per_host, max_age)
-    click.echo(f"{summary.line()}\nresults: {store.url}", err=True)
-
-
-def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
-                           store: Any, retry_failed: bool, concurrency: int,
-                           per_host: int, max_age: float | None = None) -> Any:
-    """A rich progress bar on a terminal: done, failed, rate, ETA, spend so far."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    from leadengine.batch import read_rows, run_batch
-
-    total = sum(1 for _ in read_rows(input_path))
-    columns = [TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[failed]} failed"),
-               TextColumn("{task.fields[rate]:.1f}/s"), TextColumn("${task.fields[cost]:.4f}"),
-               TimeElapsedColumn(), TimeRemainingColumn()]
-    with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task("batch", total=total, failed=0, rate=0.0, cost=0.0)
-
-        def update(summary: Any) -> None:
-            elapsed = max(1e-6, time.monotonic() - summary.started)
-            bar.update(task, completed=summary.handled, failed=summary.failed,
-                       rate=summary.done / elapsed, cost=summary.cost_usd)
-
-        return _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
-                              concurrency=concurrency, per_host=per_host,
-                              on_progress=update, max_age=max_age))
-
-
-@cli.command()
-@db_option
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "json"]), default="csv",
-              show_default=True)
-@click.option("--run", "run_id", type=int, default=None, help="Only this run's results.")
-@click.option("--min-score", type=click.IntRange(0, 100), default=None,
-              help="Only leads with at least this fit score.")
-@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
-              help="Write to this file (default: stdout).")
-@guarded
-def export(db: str | None, fmt: str, run_id: int | None, min_score: int | None,
-           output: Path | None) -> None:
-    """Export stored evaluations (CSV is flat and CRM-ready, input columns first)."""
-    from leadengine.export import WRITERS
-
-    records = _store(db).evaluations(run_id=run_id, min_score=min_score)
-    if output is None:
-        WRITERS[fmt](records, sys.stdout)
-        return
-    with output.open("w", encoding="utf-8", newline="") as handle:
-        count = WRITERS[fmt](records, handle)
-    click.echo(f"{count} evaluations written to {output}", err=True)
-
-
-@cli.command("runs")
-@db_option
-@guarded
-def runs_command(db: str | None) -> None:
-    """List batch runs."""
-    import datetime
-
-    for run in _store(db).runs():
-        started = datetime.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
-        click.echo(f"{run['id']:>4}  {started}  {run['status']:<11} {run['done']:>5} done "
-                   f"{run['failed']:>4} failed  {run['provider']}/{run['model']}  "
-                   f"{run['input']}")
-
-
-@cli.command()
-@click.argument("url")
-@db_option
-@guarded
-def show(url: str, db: str | None) -> None:
-    """Print the stored evaluation of URL."""
-    from leadengine.batch import normalise_url
-
-    store = _store(db)
-    record = store.latest(normalise_url(url))
-    if record is None:
-        raise LeadEngineError(f"no stored evaluation for {url} in {store.url}")
-    click.echo(json.dumps(record, ensure_ascii=False, indent=2))
-
-
 @cli.command()
 @guarded
 def schema() -> None:
@@ -322,24 +107,22 @@ def schema() -> None:
 
 @cli.command()
 @click.argument("target", metavar="URL|FILE")
-@click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
-              help="Evaluator (default: groq if GROQ_API_KEY is set, else heuristic).")
-@click.option("--model", default=None, help="Model name (default: the provider's).")
-@click.option("--base-url", default=None, help="Any OpenAI-compatible endpoint.")
+@llm_options
 @knowledge_option
 @method_option
-@click.option("--no-cache", is_flag=True, help="Do not answer from the response cache.")
 @click.option("--json", "as_json", is_flag=True, help="Print both evaluations as JSON.")
 @fetch_options
 @guarded
-def compare(target: str, provider: str | None, model: str | None, base_url: str | None,
-            knowledge_dir: Path | None, method: str | None, no_cache: bool, as_json: bool,
+def compare(target: str, provider: str | None, model: str | None,
+            temperature: float | None, base_url: str | None, no_cache: bool,
+            knowledge_dir: Path | None, method: str | None, as_json: bool,
             allow_private: bool | None, ignore_robots: bool | None,
             max_pages: int | None) -> None:
     """Evaluate one site with and without advisory context (RAG), side by side."""
-    settings = _settings(provider=provider, model=model, base_url=base_url,
-                         knowledge_dir=knowledge_dir, retrieval_method=method,
-                         use_cache=False if no_cache else None, allow_private=allow_private,
+    settings = _settings(provider=provider, model=model, temperature=temperature,
+                         base_url=base_url, knowledge_dir=knowledge_dir,
+                         retrieval_method=method, use_cache=False if no_cache else None,
+                         allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages)
     kb = _knowledge(settings)
     evaluator = make_evaluator(settings, kb)
@@ -483,6 +266,10 @@ def kb_list(knowledge_dir: Path | None) -> None:
         rules = f"  rules: {', '.join(doc.rules_data)}" if doc.rules_data else ""
         click.echo(f"- {doc.path}: {len(doc.content.split())} words, "
                    f"{len(doc.sections)} sections{rules}")
+
+
+for command in (batch, export, runs_command, show):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -1,0 +1,103 @@
+"""What every ``leadengine`` command shares: the error guard and the common options."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from leadengine.config import PROVIDERS, Settings
+from leadengine.errors import LeadEngineError
+from leadengine.knowledge import KnowledgeBase
+from leadengine.pipeline import load_knowledge
+from leadengine.retrieval import METHODS
+
+T = TypeVar("T")
+
+
+def _fail(message: str, code: int = 1) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def guarded(func: Callable[..., T]) -> Callable[..., T]:
+    """Run a command body so errors become one line on stderr, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return func(*args, **kwargs)
+        except LeadEngineError as exc:
+            _fail(str(exc))
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+        except (BrokenPipeError, click.exceptions.Exit, SystemExit):
+            raise
+        except Exception as exc:
+            if os.environ.get("LEADENGINE_DEBUG"):
+                raise
+            _fail(f"unexpected {type(exc).__name__}: {exc} (set LEADENGINE_DEBUG=1 for "
+                  "details)", 2)
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+def _settings(**options: Any) -> Settings:
+    return Settings.load().with_options(**options)
+
+
+def _knowledge(settings: Settings) -> KnowledgeBase:
+    return load_knowledge(settings)
+
+
+knowledge_option = click.option(
+    "--knowledge", "knowledge_dir", type=click.Path(path_type=Path),
+    help="Knowledge directory (default: ./knowledge, else the bundled one).")
+def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by the commands that fetch websites."""
+    for option in reversed([
+        click.option("--allow-private", is_flag=True, default=None,
+                     help="Allow private, loopback and link-local addresses (SSRF guard "
+                          "off), e.g. for a site on the local network."),
+        click.option("--ignore-robots", is_flag=True, default=None,
+                     help="Fetch pages even where robots.txt disallows it."),
+        click.option("--max-pages", type=click.IntRange(min=0), default=None,
+                     help="Same-site pages read besides the homepage (default 4)."),
+    ]):
+        func = option(func)
+    return func
+
+
+def llm_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by the commands that evaluate: provider, model, endpoint, cache."""
+    for option in reversed([
+        click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
+                     help="Evaluator: an LLM provider, or 'heuristic' (offline). "
+                          "Default: groq if GROQ_API_KEY is set, else heuristic."),
+        click.option("--model", default=None, help="Model name (default: the provider's)."),
+        click.option("--temperature", type=click.FloatRange(0, 2), default=None,
+                     help="Sampling temperature for the LLM (default 0.2)."),
+        click.option("--base-url", default=None,
+                     help="Any OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
+        click.option("--no-cache", is_flag=True,
+                     help="Do not answer from the response cache."),
+    ]):
+        func = option(func)
+    return func
+
+
+method_option = click.option(
+    "--method", type=click.Choice(list(METHODS)), default=None,
+    help="Retrieval method: keyword (the seed's, whole files), bm25, semantic, hybrid "
+         f"(default: {Settings().retrieval_method}).")
