@@ -800,7 +800,7 @@ def breakdown(page: Page, settings: Settings, runs: int, warmups: int, budget_s:
     stages["assemble_site (signals, merge, text..)"] = lambda: assemble_site(
         [(page, tree, extracted)], settings, [])
     stages["  of which: signals (detect_signals)"] = lambda: detect_signals(
-        tree, page.final_url, extracted.text)
+        tree, page.final_url)
 
     clock = time.perf_counter
     samples: dict[str, list[float]] = {label: [] for label in stages}

@@ -37,33 +37,31 @@ runs = sa.Table(
     sa.Column("model", sa.String(200), nullable=False),
     sa.Column("status", sa.String(20), nullable=False),
 )
+def _result_columns() -> list[sa.Column[Any]]:
+    """Columns every stored row has: where it came from and the configuration it was
+    evaluated under (its identity for resuming)."""
+    return [
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id"), nullable=False),
+        sa.Column("row_index", sa.Integer, nullable=False),
+        sa.Column("url", sa.Text, nullable=False),
+        sa.Column("kb_version", sa.String(64), nullable=False),
+        sa.Column("provider", sa.String(64), nullable=False),
+        sa.Column("model", sa.String(200), nullable=False),
+        sa.Column("passthrough", sa.Text, nullable=False),
+        sa.Column("created_at", sa.Float, nullable=False),
+    ]
+
+
 evaluations = sa.Table(
-    "evaluations", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id"), nullable=False),
-    sa.Column("row_index", sa.Integer, nullable=False),
-    sa.Column("url", sa.Text, nullable=False),
-    sa.Column("kb_version", sa.String(64), nullable=False),
-    sa.Column("provider", sa.String(64), nullable=False),
-    sa.Column("model", sa.String(200), nullable=False),
+    "evaluations", metadata, *_result_columns(),
     sa.Column("fit_score", sa.Integer, nullable=False),
     sa.Column("data", sa.Text, nullable=False),
-    sa.Column("passthrough", sa.Text, nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
     sa.UniqueConstraint("url", "kb_version", "provider", "model", name="uq_evaluation"),
 )
 errors = sa.Table(
-    "errors", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("run_id", sa.Integer, sa.ForeignKey("runs.id"), nullable=False),
-    sa.Column("row_index", sa.Integer, nullable=False),
-    sa.Column("url", sa.Text, nullable=False),
-    sa.Column("kb_version", sa.String(64), nullable=False),
-    sa.Column("provider", sa.String(64), nullable=False),
-    sa.Column("model", sa.String(200), nullable=False),
+    "errors", metadata, *_result_columns(),
     sa.Column("error", sa.Text, nullable=False),
-    sa.Column("passthrough", sa.Text, nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
     sa.UniqueConstraint("url", "kb_version", "provider", "model", name="uq_error"),
 )
 page_snapshots = sa.Table(
@@ -161,16 +159,6 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(runs.update().where(runs.c.id == run_id).values(
                 finished_at=time.time(), status=status))
-
-    def state(self, url: str, kb_version: str, provider: str, model: str) -> str | None:
-        """``"done"``, ``"failed"`` or None for a URL under this configuration."""
-        key = (url, kb_version, provider, model)
-        with self.engine.connect() as conn:
-            if conn.execute(sa.select(evaluations.c.id).where(*_key(evaluations, key))).first():
-                return "done"
-            if conn.execute(sa.select(errors.c.id).where(*_key(errors, key))).first():
-                return "failed"
-        return None
 
     def states(self, kb_version: str, provider: str, model: str) -> dict[str, str]:
         """``{url: "done" | "failed"}`` for every URL stored under this configuration

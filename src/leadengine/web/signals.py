@@ -88,6 +88,8 @@ class Signals:
     forms: list[dict[str, Any]] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)
     iframes: list[str] = field(default_factory=list)
+    #: The page itself is on Facebook (a page URL given as the "website").
+    platform_host: bool = False
 
     def set(self, name: str, value: bool, evidence: str = "") -> None:
         self.flags[name] = self.flags.get(name, False) or value
@@ -98,16 +100,15 @@ class Signals:
         return self.flags.get(name, False)
 
     def as_dict(self) -> dict[str, object]:
-        flags = {k: v for k, v in self.flags.items() if not k.startswith("_")}
-        return {**flags, "unknown": list(self.unknown), "evidence": dict(self.evidence),
+        return {**self.flags, "unknown": list(self.unknown), "evidence": dict(self.evidence),
                 "social": dict(self.social), "phones": list(self.phones),
                 "emails": list(self.emails)}
 
 
-def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
+def detect_signals(tree: lxml.html.HtmlElement, url: str,
                    nodes: list[str] | None = None) -> Signals:
-    """Read the signals of one page (its parsed DOM, final URL and extracted text;
-    ``nodes``: its visible text nodes, when the caller already has them)."""
+    """Read the signals of one page from its parsed DOM and final URL (``nodes``: its
+    visible text nodes, when the caller already has them)."""
     signals = Signals()
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
@@ -196,7 +197,7 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str, text: str,
     signals.emails = _unique(signals.emails + EMAIL.findall(at_words))
     signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)])
     signals.address = signals.business.get("address") or find_address(tree, nodes)
-    signals.flags["_platform_host"] = _host_in(host, ("facebook.com", "fb.com"))
+    signals.platform_host = _host_in(host, ("facebook.com", "fb.com"))
     return derive(signals)
 
 
@@ -206,6 +207,7 @@ def merge_signals(pages: list[Signals]) -> Signals:
     for page in pages:
         for name, value in page.flags.items():
             merged.set(name, value, page.evidence.get(name, ""))
+        merged.platform_host = merged.platform_host or page.platform_host
         for network, link in page.social.items():
             merged.social.setdefault(network, link)
         merged.phones = _unique(merged.phones + page.phones)
@@ -242,7 +244,7 @@ def derive(signals: Signals) -> Signals:
     signals.set("own_domain_email", bool(own), ", ".join(own[:3]))
     only_facebook = signals["facebook_link"] and not any(
         signals[n] for n in ("contact_form", "online_booking", "ecommerce", "own_domain_email"))
-    signals.flags["facebook_only"] = only_facebook or signals["_platform_host"]
+    signals.flags["facebook_only"] = only_facebook or signals.platform_host
     signals.evidence.pop("facebook_only", None)
     if signals.flags["facebook_only"]:
         signals.evidence["facebook_only"] = (

@@ -151,8 +151,8 @@ def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
                   settings: Settings, failed: list[str]) -> Site:
     """Merge the pages read into one site: content in page order, signals merged."""
     nodes = [text_nodes(tree) for _, tree, _ in parts]
-    signals = merge_signals([detect_signals(tree, page.final_url, ex.text, page_nodes)
-                             for (page, tree, ex), page_nodes in zip(parts, nodes,
+    signals = merge_signals([detect_signals(tree, page.final_url, page_nodes)
+                             for (page, tree, _), page_nodes in zip(parts, nodes,
                                                                      strict=True)])
     text, injections = strip_injections(
         page_content([ex for _, _, ex in parts], settings.max_content_chars))
