@@ -33,9 +33,9 @@ _LABEL = re.compile(r"address|ที่อยู่|လိပ်စာ", re.I)
 #: Text nodes examined for an address: the first and last ones of the page, where
 #: contact details live (a price list of thousands of rows is not scanned).
 _ADDRESS_NODES = 3000
-_THAI = re.compile(r"[\u0e00-\u0e7f]")
-_MYANMAR = re.compile(r"[\u1000-\u109f\uaa60-\uaa7f]")
-_LATIN = re.compile(r"[A-Za-z]")
+_THAI = re.compile(r"[\u0e00-\u0e7f]+")
+_MYANMAR = re.compile(r"[\u1000-\u109f\uaa60-\uaa7f]+")
+_LATIN = re.compile(r"[A-Za-z]+")
 _ENGLISH_HINTS = frozenset("the and of to in for with our we you your is are a on at "
                            "from by this that".split())
 
@@ -129,9 +129,10 @@ def find_address(tree: lxml.html.HtmlElement, nodes: list[str]) -> str:
 
 def detect_language(text: str, html_lang: str = "") -> str:
     """en, th, my or other, from the script of the text (the lang attribute breaks ties)."""
-    thai = len(_THAI.findall(text))
-    burmese = len(_MYANMAR.findall(text))
-    latin = len(_LATIN.findall(text))
+    thai = sum(map(len, _THAI.findall(text)))
+    burmese = sum(map(len, _MYANMAR.findall(text)))
+    latin_words = _LATIN.findall(text)
+    latin = sum(map(len, latin_words))
     total = thai + burmese + latin
     declared = html_lang.lower().split("-")[0]
     if total == 0:
@@ -140,8 +141,8 @@ def detect_language(text: str, html_lang: str = "") -> str:
         return "th"
     if burmese / total >= 0.3:
         return "my"
-    words = re.findall(r"[a-z]+", text.lower())
-    english = sum(w in _ENGLISH_HINTS for w in words)
+    words = [word.lower() for word in latin_words]
+    english = sum(map(_ENGLISH_HINTS.__contains__, words))
     if declared == "en" or (words and english / len(words) >= 0.05):
         return "en"
     if not declared and len(words) < 20:

@@ -9,6 +9,8 @@ removing the instructions as well means a model that would have obeyed never see
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import repeat
 
 #: Sentences matching any of these are treated as instructions aimed at an AI.
 PATTERNS = re.compile(
@@ -38,14 +40,31 @@ def _suspicious(text: str) -> bool:
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of every sentence that matches a pattern, in order. Only
-    sentences holding one of the keywords are given to the (costly) patterns."""
-    spans = []
-    for sentence in _SENTENCE.finditer(text):
-        chunk = sentence.group(0)
-        if chunk.strip() and _suspicious(chunk) and PATTERNS.search(chunk):
-            spans.append(sentence.span())
-    return spans
+    """The (start, end) of every sentence that matches a pattern, in order. Only the
+    sentences holding one of the keywords are given to the (costly) patterns; they are
+    found from where the keywords occur, not by walking every sentence."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        # A few characters change length when lower-cased; positions would not line up.
+        sentences = (m for m in _SENTENCE.finditer(text) if _suspicious(m.group(0)))
+    else:
+        starts = {_sentence_start(text, at) for word in _KEYWORDS
+                  for at in _occurrences(lowered, word)}
+        sentences = (m for m in map(_SENTENCE.match, repeat(text), sorted(starts)) if m)
+    return [m.span() for m in sentences if m.group(0).strip() and PATTERNS.search(m.group(0))]
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at != -1:
+        yield at
+        at = text.find(word, at + 1)
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding position ``at`` begins (as :data:`_SENTENCE` splits):
+    after the last end-of-sentence mark or line break before it. No keyword holds one."""
+    return 1 + max(text.rfind(mark, 0, at) for mark in ".!?\n")
 
 
 def find_injections(text: str) -> list[str]:

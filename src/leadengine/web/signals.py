@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
+from lxml import etree
 
 from leadengine.web.extract import text_nodes
 from leadengine.web.facts import find_address, forms_of, json_ld_business, sources_of
@@ -29,32 +30,72 @@ MESSAGING = {"m.me": "messenger", "messenger.com": "messenger", "line.me": "line
              "lin.ee": "line", "wa.me": "whatsapp", "whatsapp.com": "whatsapp",
              "viber.com": "viber", "invite.viber.com": "viber"}
 MESSAGING_SCHEMES = {"viber": "viber", "whatsapp": "whatsapp", "line": "line"}
-#: Script/iframe/link patterns of measurement tools.
+class Rule:
+    """A pattern made of alternatives that each begin with a literal prefix.
+
+    A page's script blob is tens of kilobytes; a regex alternation tried at every
+    position of it is slow, while finding a literal is a fast C scan. The first match
+    begins at an occurrence of some prefix, so the regex is tried (anchored) only where
+    a prefix occurs, leftmost first, and not at all when none does.
+    """
+
+    def __init__(self, *branches: tuple[str, str]) -> None:
+        self.prefixes = tuple(prefix for prefix, _ in branches)
+        self.pattern = re.compile("|".join(re.escape(prefix) + rest
+                                           for prefix, rest in branches))
+
+    def search(self, text: str) -> re.Match[str] | None:
+        starts = set()
+        for prefix in self.prefixes:
+            at = text.find(prefix)
+            while at != -1:
+                starts.add(at)
+                at = text.find(prefix, at + 1)
+        for at in sorted(starts):
+            match = self.pattern.match(text, at)
+            if match is not None:
+                return match
+        return None
+
+
+def _words(*literals: str) -> tuple[tuple[str, str], ...]:
+    return tuple((literal, "") for literal in literals)
+
+
+#: Script/iframe/link patterns of measurement tools (searched as written: "GTM-" is
+#: upper case).
 TRACKERS = {
-    "google_analytics": re.compile(r"google-analytics\.com/(analytics|ga)\.js|"
-                                   r"googletagmanager\.com/gtag/js|gtag\(\s*['\"]config"),
-    "google_tag_manager": re.compile(r"googletagmanager\.com/gtm\.js|GTM-[A-Z0-9]{4,}"),
-    "meta_pixel": re.compile(r"connect\.facebook\.net/[^\"']*/fbevents\.js|fbq\(\s*['\"]init"),
-    "tiktok_pixel": re.compile(r"analytics\.tiktok\.com|ttq\.load\("),
-    "hotjar": re.compile(r"static\.hotjar\.com|hotjar\.com/c/hotjar"),
-    "clarity": re.compile(r"clarity\.ms/tag"),
+    "google_analytics": Rule(("google-analytics.com/", r"(analytics|ga)\.js"),
+                             ("googletagmanager.com/gtag/js", ""),
+                             ("gtag(", r"\s*['\"]config")),
+    "google_tag_manager": Rule(("googletagmanager.com/gtm.js", ""), ("GTM-", "[A-Z0-9]{4,}")),
+    "meta_pixel": Rule(("connect.facebook.net/", r"[^\"']*/fbevents\.js"),
+                       ("fbq(", r"\s*['\"]init")),
+    "tiktok_pixel": Rule(*_words("analytics.tiktok.com", "ttq.load(")),
+    "hotjar": Rule(*_words("static.hotjar.com", "hotjar.com/c/hotjar")),
+    "clarity": Rule(*_words("clarity.ms/tag")),
 }
+# The patterns below are searched in lower-cased text.
 #: Booking widgets and engines.
-BOOKING = re.compile(r"calendly\.com|simplybook\.|setmore\.com|fresha\.com|opentable\.|"
-                     r"booksy\.com|acuityscheduling\.com|cloudbeds\.com|siteminder\.|"
-                     r"hotelrunner\.com|booking-engine|/book(ing)?-online|squareup\.com/appointments"
-                     r"|tablecheck\.com|chope\.co|hungryhub\.com")
-ECOMMERCE = re.compile(r"cdn\.shopify\.com|woocommerce|/cart\b|add[-_ ]to[-_ ]cart|"
-                       r"data-product-id|shopee\.|lazada\.")
+BOOKING = Rule(*_words("calendly.com", "simplybook.", "setmore.com", "fresha.com", "opentable.",
+                       "booksy.com", "acuityscheduling.com", "cloudbeds.com", "siteminder.",
+                       "hotelrunner.com", "booking-engine", "/book-online", "/booking-online",
+                       "squareup.com/appointments", "tablecheck.com", "chope.co",
+                       "hungryhub.com"))
+#: Shops and carts (in addresses, scripts, class names and ids).
+ECOMMERCE = Rule(("cdn.shopify.com", ""), ("woocommerce", ""), ("/cart", r"\b"),
+                 ("add", "[-_ ]to[-_ ]cart"),
+                 *_words("data-product-id", "shopee.", "lazada."))
 #: Live-chat widgets (operational maturity).
-CHAT = re.compile(r"tawk\.to|embed\.tawk|intercom\.io|widget\.intercom|crisp\.chat|"
-                  r"zopim|zendesk\.com/embeddable|livechatinc\.com|tidio|"
-                  r"connect\.facebook\.net/[^\"']*/sdk/xfbml\.customerchat|fb-customerchat|"
-                  r"getbutton\.io|elfsight\.com.*chat")
+CHAT = Rule(*_words("tawk.to", "embed.tawk", "intercom.io", "widget.intercom", "crisp.chat",
+                    "zopim", "zendesk.com/embeddable", "livechatinc.com", "tidio",
+                    "fb-customerchat", "getbutton.io"),
+            ("connect.facebook.net/", r"[^\"']*/sdk/xfbml\.customerchat"),
+            ("elfsight.com", ".*chat"))
 #: Online payment providers, global and local (Thailand, Myanmar).
-PAYMENT = re.compile(r"js\.stripe\.com|checkout\.stripe|paypal\.com/sdk|paypalobjects|"
-                     r"omise\.co|cdn\.omise|2c2p\.com|gbprimepay|kbzpay|wavemoney|"
-                     r"wavepay|ayapay|dinger\.asia|promptpay")
+PAYMENT = Rule(*_words("js.stripe.com", "checkout.stripe", "paypal.com/sdk", "paypalobjects",
+                       "omise.co", "cdn.omise", "2c2p.com", "gbprimepay", "kbzpay",
+                       "wavemoney", "wavepay", "ayapay", "dinger.asia", "promptpay"))
 #: Calls to action in links and buttons (English, Thai, Burmese).
 CALL_TO_ACTION = re.compile(r"\b(book (now|online|an appointment|a table)|get a quote|"
                             r"request a quote|contact us|call (us )?now|order now|buy now|"
@@ -105,38 +146,108 @@ class Signals:
                 "emails": list(self.emails)}
 
 
+_VIEWPORT = etree.XPath("//meta[@name='viewport']/@content", smart_strings=False)
+_SOURCES = etree.XPath("//script/@src|//iframe/@src|//link/@href", smart_strings=False)
+_INLINE = etree.XPath("//script[not(@src)]/text()|//noscript//img/@src", smart_strings=False)
+_HREFS = etree.XPath("//a/@href", smart_strings=False)
+_ACTIONS = etree.XPath("//a//text()|//button//text()|//input[@type='submit']/@value",
+                       smart_strings=False)
+_NAMES = etree.XPath("//@class|//@id", smart_strings=False)
+
+
 def detect_signals(tree: lxml.html.HtmlElement, url: str,
                    nodes: list[str] | None = None) -> Signals:
-    """Read the signals of one page from its parsed DOM and final URL (``nodes``: its
-    visible text nodes, when the caller already has them)."""
+    """The signals of one page, from its parsed DOM and final URL (``nodes``: its
+    visible text nodes, when the caller already has them). The tree is not changed."""
+    signals = markup_signals(tree, url)
+    return text_signals(signals, tree, text_nodes(tree) if nodes is None else nodes)
+
+
+def markup_signals(tree: lxml.html.HtmlElement, url: str) -> Signals:
+    """The signals read from the markup: script and iframe sources, inline scripts,
+    links, forms, buttons, meta tags, JSON-LD. Contacts in the text come later
+    (:func:`text_signals`), so a caller may strip the scripts in between."""
     signals = Signals()
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     signals.set("https", parts.scheme == "https", url)
     signals.set("has_website", not _host_in(host, PLATFORM_HOSTS), url)
-    viewport = tree.xpath("//meta[@name='viewport']/@content")
+    signals.platform_host = _host_in(host, ("facebook.com", "fb.com"))
+    viewport = _VIEWPORT(tree)
     signals.set("mobile_viewport", bool(viewport), f"meta viewport: {viewport[0]}"
                 if viewport else "")
 
-    sources = [_absolute(url, s) for s in tree.xpath("//script/@src|//iframe/@src|//link/@href")]
-    inline = "\n".join(tree.xpath("//script[not(@src)]/text()|//noscript//img/@src"))
-    haystack = "\n".join(sources) + "\n" + inline
-    for name, pattern in TRACKERS.items():
-        match = pattern.search(haystack)
-        signals.set(name, bool(match), _snippet(haystack, match))
+    sources = [_absolute(url, s) for s in _SOURCES(tree)]
+    source_text = "\n".join(sources)
+    inline = "\n".join(_INLINE(tree))
+    for name, rule in TRACKERS.items():
+        signals.set(name, *_first(rule, source_text, inline))
     signals.set("analytics", any(signals[n] for n in TRACKERS), "")
     if signals["analytics"]:
         first = next(n for n in TRACKERS if signals[n])
         signals.evidence["analytics"] = signals.evidence.get(first, first)
 
-    links = [_absolute(url, h.strip()) for h in tree.xpath("//a/@href") if h.strip()]
+    links = [_absolute(url, h.strip()) for h in _HREFS(tree) if h.strip()]
+    _read_links(signals, links)
+    signals.set("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
+    messaging = [a for a in ("whatsapp", "viber", "messenger", "line") if a in signals.social]
+    signals.set("messaging_link", bool(messaging),
+                signals.social[messaging[0]] if messaging else "")
+    social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
+    signals.set("social_link", bool(social), signals.social[social[0]] if social else "")
+
+    signals.forms = forms_of(tree, url)
+    lead_forms = [f for f in signals.forms if f["purpose"] == "contact"]
+    signals.set("contact_form", bool(lead_forms), _form_evidence(lead_forms[0])
+                if lead_forms else "")
+    # Lower-cased once: the patterns below are written in lower case.
+    sources_l, links_l, inline_l = source_text.lower(), "\n".join(links).lower(), inline.lower()
+    booking, booking_evidence = _first(BOOKING, sources_l, links_l)
+    booking_form = [f for f in signals.forms if f["purpose"] == "booking"]
+    signals.set("online_booking", booking or bool(booking_form), booking_evidence or (
+        _form_evidence(booking_form[0]) if booking_form else ""))
+    signals.set("chat_widget", *_first(CHAT, sources_l, inline_l, links_l))
+    signals.set("online_payment", *_first(PAYMENT, sources_l, inline_l, links_l))
+    actions = " | ".join(" ".join(t.split()) for t in _ACTIONS(tree)[:3000] if t.strip())
+    cta = CALL_TO_ACTION.search(actions.lower())
+    signals.set("call_to_action", bool(cta),
+                actions[cta.start():cta.end()] if cta else "")
+    names = (actions + " " + " ".join(_NAMES(tree)[:2000])).lower()
+    signals.set("ecommerce", *_first(ECOMMERCE, sources_l, links_l, inline_l, names))
+    signals.scripts = sources_of(tree, url, "//script/@src")
+    signals.iframes = sources_of(tree, url, "//iframe/@src")
+    signals.business = json_ld_business(tree)
+    return signals
+
+
+def text_signals(signals: Signals, tree: lxml.html.HtmlElement, nodes: list[str]) -> Signals:
+    """``signals`` completed with the contacts found in the page's text nodes (phones,
+    emails, street address) and the signals that depend on others."""
+    # Contacts live in headers and footers, which main-text extraction drops. The DOM's
+    # text nodes are read one per line (not the extracted text, which joins inline
+    # elements): a phone number never runs into the next footer item.
+    page_text = "\n".join(nodes)
+    # Only the words with an "@" can hold an address: the regex never scans the rest.
+    at_words = " ".join(word for word in page_text.split() if "@" in word)
+    signals.emails = _unique(signals.emails + EMAIL.findall(at_words))
+    signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)])
+    signals.address = signals.business.get("address") or find_address(tree, nodes)
+    return derive(signals)
+
+
+_NETWORK_DOMAINS = (*SOCIAL_HOSTS, *MESSAGING)
+
+
+def _read_links(signals: Signals, links: list[str]) -> None:
+    """Social and messaging profiles, mailto: addresses and tel: numbers among ``links``."""
     for link in links:
         scheme, _, rest = link.partition(":")
         scheme = scheme.lower()
         link_host = rest[2:].split("/", 1)[0].split("@")[-1].split(":")[0].lower() \
             if rest.startswith("//") else ""
-        # The host and each parent domain, looked up in the two tables.
-        labels = link_host.split(".")
+        # The host and each parent domain, looked up in the two tables (most links are
+        # to the site itself: a suffix test in C skips them).
+        labels = link_host.split(".") if link_host.endswith(_NETWORK_DOMAINS) else []
         for i in range(len(labels) - 1):
             domain = ".".join(labels[i:])
             for table in (SOCIAL_HOSTS, MESSAGING):
@@ -149,56 +260,16 @@ def detect_signals(tree: lxml.html.HtmlElement, url: str,
             signals.emails.append(rest.split("?", 1)[0])
         if scheme == "tel":
             signals.phones.append(rest.split("?", 1)[0])
-    signals.set("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
-    messaging = [a for a in ("whatsapp", "viber", "messenger", "line") if a in signals.social]
-    signals.set("messaging_link", bool(messaging),
-                signals.social[messaging[0]] if messaging else "")
-    social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
-    signals.set("social_link", bool(social), signals.social[social[0]] if social else "")
 
-    signals.forms = forms_of(tree, url)
-    lead_forms = [f for f in signals.forms if f["purpose"] == "contact"]
-    signals.set("contact_form", bool(lead_forms), _form_evidence(lead_forms[0])
-                if lead_forms else "")
-    addresses = "\n".join(sources + links).lower()
-    booking = BOOKING.search(addresses)
-    booking_form = [f for f in signals.forms if f["purpose"] == "booking"]
-    signals.set("online_booking", bool(booking or booking_form),
-                _snippet(addresses, booking) if booking else
-                (_form_evidence(booking_form[0]) if booking_form else ""))
-    # Lower-cased once: these patterns are written in lower case and compiled without
-    # re.I, which made each scan of ~80 KB of inline script 10x slower.
-    lowered = (haystack + "\n" + "\n".join(links)).lower()
-    chat = CHAT.search(lowered)
-    signals.set("chat_widget", bool(chat), _snippet(lowered, chat))
-    payment = PAYMENT.search(lowered)
-    signals.set("online_payment", bool(payment), _snippet(lowered, payment))
-    actions = " | ".join(" ".join(t.split()) for t in tree.xpath(
-        "//a//text()|//button//text()|//input[@type='submit']/@value")[:3000] if t.strip())
-    cta = CALL_TO_ACTION.search(actions.lower())
-    signals.set("call_to_action", bool(cta),
-                actions[cta.start():cta.end()] if cta else "")
-    signals.scripts = sources_of(tree, url, "//script/@src")
-    signals.iframes = sources_of(tree, url, "//iframe/@src")
-    signals.business = json_ld_business(tree)
-    markup = "\n".join(sources + links) + "\n" + inline + "\n" + " ".join(
-        tree.xpath("//button//text()|//a//text()|//@class|//@id")[:2000])
-    markup = markup.lower()
-    ecommerce = ECOMMERCE.search(markup)
-    signals.set("ecommerce", bool(ecommerce), _snippet(markup, ecommerce))
 
-    # Contacts live in headers and footers, which main-text extraction drops.
-    nodes = text_nodes(tree) if nodes is None else nodes
-    # The DOM's text nodes, one per line (not the extracted text, which joins inline
-    # elements): a phone number never runs into the next footer item.
-    page_text = "\n".join(nodes)
-    # Only the words with an "@" can hold an address: the regex never scans the rest.
-    at_words = " ".join(word for word in page_text.split() if "@" in word)
-    signals.emails = _unique(signals.emails + EMAIL.findall(at_words))
-    signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)])
-    signals.address = signals.business.get("address") or find_address(tree, nodes)
-    signals.platform_host = _host_in(host, ("facebook.com", "fb.com"))
-    return derive(signals)
+def _first(rule: Rule, *texts: str) -> tuple[bool, str]:
+    """Whether ``rule`` matches any of ``texts`` and, if so, the line of the first
+    match (texts searched in order)."""
+    for text in texts:
+        match = rule.search(text)
+        if match is not None:
+            return True, _snippet(text, match)
+    return False, ""
 
 
 def merge_signals(pages: list[Signals]) -> Signals:
@@ -258,9 +329,7 @@ def _form_evidence(form: dict[str, Any]) -> str:
             f"{', '.join(form['fields'][:8])})")
 
 
-def _snippet(text: str, match: re.Match[str] | None) -> str:
-    if match is None:
-        return ""
+def _snippet(text: str, match: re.Match[str]) -> str:
     start = text.rfind("\n", 0, match.start()) + 1
     end = text.find("\n", match.end())
     return text[start : end if end != -1 else None].strip()[:200]

@@ -12,12 +12,19 @@ import lxml.html
 from leadengine.config import Settings
 from leadengine.errors import FetchError, LeadEngineError
 from leadengine.web.crawl import pick_subpages
-from leadengine.web.extract import Extracted, extract, page_content, parse_html, text_nodes
+from leadengine.web.extract import (
+    Extracted,
+    drop_invisible,
+    extract,
+    page_content,
+    parse_html,
+    text_nodes,
+)
 from leadengine.web.facts import detect_language
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
 from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.robots import RobotsPolicy
-from leadengine.web.signals import Signals, detect_signals, merge_signals
+from leadengine.web.signals import Signals, markup_signals, merge_signals, text_signals
 
 #: Signals listed in the "Detected signals" block, with their labels.
 _SIGNAL_LABELS = {
@@ -74,6 +81,32 @@ class Site:
         return notes
 
 
+@dataclass(frozen=True)
+class PageRead:
+    """One fetched page, read: its text, signals and visible text nodes."""
+
+    page: Page
+    extracted: Extracted
+    signals: Signals
+    #: Visible text nodes of the DOM (contacts and hidden text live there too).
+    nodes: list[str]
+    #: The ``<html lang>`` attribute, or "".
+    html_lang: str
+
+
+def read_page(page: Page, tree: lxml.html.HtmlElement | None = None) -> PageRead:
+    """Read ``page`` (parsed as ``tree`` if the caller has it, which this consumes):
+    everything taken from the DOM first, then the main text."""
+    tree = tree if tree is not None else parse_html(page.html)
+    signals = markup_signals(tree, page.final_url)
+    html_lang = _html_lang(tree)
+    drop_invisible(tree)
+    nodes = text_nodes(tree)
+    signals = text_signals(signals, tree, nodes)
+    return PageRead(page=page, extracted=extract(page, tree, nodes), signals=signals,
+                    nodes=nodes, html_lang=html_lang)
+
+
 class PageCache(Protocol):
     """Stored snapshots of fetched pages (the batch store implements it)."""
 
@@ -108,10 +141,9 @@ async def load_site(target: str, settings: Settings | None = None,
 
     page = await fetch(target)
     tree = parse_html(page.html)
-    extracted = extract(page, tree)
-    parts = [(page, tree, extracted)]
-    failed = []
     links = pick_subpages(tree, page.final_url, settings.max_pages)
+    parts = [read_page(page, tree)]
+    failed = []
     budget = [settings.max_total_bytes - len(page.html)]
 
     async def subpage(url: str) -> Page:
@@ -133,9 +165,8 @@ async def load_site(target: str, settings: Settings | None = None,
                 raise result
             failed.append(str(result))
             continue
-        sub_tree = parse_html(result.html)
         try:
-            parts.append((result, sub_tree, extract(result, sub_tree)))
+            parts.append(read_page(result))
         except LeadEngineError as exc:
             failed.append(str(exc))
     return assemble_site(parts, settings, failed)
@@ -143,31 +174,27 @@ async def load_site(target: str, settings: Settings | None = None,
 
 def site_from_page(page: Page, settings: Settings | None = None) -> Site:
     """A site of one already fetched page (no crawl)."""
-    tree = parse_html(page.html)
-    return assemble_site([(page, tree, extract(page, tree))], settings or Settings(), [])
+    return assemble_site([read_page(page)], settings or Settings(), [])
 
 
-def assemble_site(parts: list[tuple[Page, lxml.html.HtmlElement, Extracted]],
-                  settings: Settings, failed: list[str]) -> Site:
+def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) -> Site:
     """Merge the pages read into one site: content in page order, signals merged."""
-    nodes = [text_nodes(tree) for _, tree, _ in parts]
-    signals = merge_signals([detect_signals(tree, page.final_url, page_nodes)
-                             for (page, tree, _), page_nodes in zip(parts, nodes,
-                                                                     strict=True)])
+    signals = merge_signals([part.signals for part in parts])
     text, injections = strip_injections(
-        page_content([ex for _, _, ex in parts], settings.max_content_chars))
+        page_content([part.extracted for part in parts], settings.max_content_chars))
     # Hidden text (display:none) never reaches the evaluator, but is reported too.
-    for page_nodes in nodes:
-        injections += find_injections("\n".join(page_nodes))
+    for part in parts:
+        injections += find_injections("\n".join(part.nodes))
     content = text + "\n\n" + signals_block(signals)
-    page, tree, extracted = parts[0]
-    info = tuple({"url": p.final_url, "title": ex.title, "chars": len(p.html),
-                  "language": detect_language(ex.text, _html_lang(t)),
-                  "truncated": p.truncated} for p, t, ex in parts)
-    return Site(page=page, extracted=extracted, signals=signals, content=content, text=text,
-                pages=tuple(p.final_url for p, _, _ in parts), failed_pages=tuple(failed),
-                language=detect_language(text, _html_lang(tree)), page_info=info,
-                injections=tuple(dict.fromkeys(injections)))
+    info = tuple({"url": p.page.final_url, "title": p.extracted.title,
+                  "chars": len(p.page.html),
+                  "language": detect_language(p.extracted.text, p.html_lang),
+                  "truncated": p.page.truncated} for p in parts)
+    home = parts[0]
+    return Site(page=home.page, extracted=home.extracted, signals=signals, content=content,
+                text=text, pages=tuple(p.page.final_url for p in parts),
+                failed_pages=tuple(failed), language=detect_language(text, home.html_lang),
+                page_info=info, injections=tuple(dict.fromkeys(injections)))
 
 
 def _html_lang(tree: lxml.html.HtmlElement) -> str:
