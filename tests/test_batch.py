@@ -253,3 +253,23 @@ def test_page_snapshots_are_reused_within_max_age(sites: SiteServer, tmp_path: P
     assert len(sites.requests) == before  # not a single request: all from snapshots
     stale = asyncio.run(run_batch(urls, settings, kb, other, max_age=None))
     assert stale.skipped == 1
+
+
+def test_a_batch_reads_each_origins_robots_txt_once(tmp_path: Path, kb: KnowledgeBase
+                                                    ) -> None:
+    with SiteServer(SITES) as server:
+        server.route("/robots.txt", body="User-agent: *\nDisallow: /private/\n",
+                     content_type="text/plain")
+        server.route("/private/", body="<title>Staff | Bangkok</title><p>Staff only.</p>")
+        urls = [server.url("bangkok-dental-fb-only/"), server.url("yangon-school/"),
+                server.url("bangkok-hotel/"), server.url("mandalay-restaurant/"),
+                server.url("private/")]
+        leads = tmp_path / "urls.txt"
+        leads.write_text("\n".join(urls) + "\n", encoding="utf-8")
+        store = Store(tmp_path / "results.db")
+        summary = asyncio.run(run_batch(leads, FAST, kb, store, concurrency=5, per_host=5))
+        robots_fetches = [path for _, path in server.requests if path == "/robots.txt"]
+    assert (summary.done, summary.failed) == (4, 1)
+    assert robots_fetches == ["/robots.txt"]
+    assert store.errors()[0]["error"].endswith(
+        "disallowed by the site's robots.txt (use --ignore-robots to override)")

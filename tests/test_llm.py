@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -188,3 +190,39 @@ def test_groq_is_chosen_automatically_when_its_key_is_set() -> None:
     assert Settings(env={}, base_url="http://127.0.0.1:1/v1").resolve_provider().name == "custom"
     with pytest.raises(ConfigError, match="unknown provider 'gemini'"):
         Settings(provider="gemini").resolve_provider()
+
+
+def test_503_then_success_is_retried_with_back_off(fake_llm: FakeOpenAI,
+                                                   kb: KnowledgeBase) -> None:
+    fake_llm.queue(Reply.error(503, "overloaded", headers={"retry-after-ms": "200"}),
+                   Reply.json(GOOD))
+    started = time.monotonic()
+    assert run(fake_llm, kb, llm_retries=1).fit_score == 88
+    assert time.monotonic() - started >= 0.18  # retry-after-ms honoured
+    assert len(fake_llm.chat_requests) == 2
+
+
+def test_403_and_no_server_are_clear_errors(fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:
+    fake_llm.queue(Reply.error(403, "organization has no access"))
+    with pytest.raises(ConfigError, match=r"groq refused access \(HTTP 403\): organization "
+                                          r"has no access"):
+        run(fake_llm, kb)
+    settings = settings_for(fake_llm).with_options(base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(LLMError, match=r"cannot connect to groq at http://127\.0\.0\.1:9/v1"):
+        asyncio.run(evaluate_url(SITE, settings, kb))
+
+
+def test_the_request_carries_the_key_and_the_tool_name(fake_llm: FakeOpenAI,
+                                                       kb: KnowledgeBase) -> None:
+    fake_llm.queue(Reply.json(GOOD))
+    run(fake_llm, kb)
+    headers = {k.lower(): v for k, v in fake_llm.chat_requests[0]["headers"].items()}
+    assert headers["authorization"] == "Bearer test-key"
+    assert headers["user-agent"].startswith("LeadIntelligenceEngine/")
+
+
+def test_the_llm_evaluator_does_not_import_the_openai_sdk() -> None:
+    """Importing the SDK cost 1.3 s on every command; the evaluator posts with httpx."""
+    code = ("import sys, leadengine.cli, leadengine.evaluators.llm; "
+            "sys.exit('openai' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

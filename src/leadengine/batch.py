@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import httpx
+
 from leadengine.config import Settings
 from leadengine.errors import ConfigError, FetchError, LeadEngineError
 from leadengine.evaluators import make_evaluator
@@ -26,6 +28,7 @@ from leadengine.knowledge import KnowledgeBase
 from leadengine.pipeline import evaluate_site
 from leadengine.store import Store
 from leadengine.web.fetch import make_client, normalise_target
+from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import load_site
 
 URL_COLUMNS = ("url", "website", "site", "homepage")
@@ -169,7 +172,7 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
                 continue
             await queue.put((row, url))
 
-    async def work(client: object) -> None:
+    async def work(client: httpx.AsyncClient, robots: RobotsPolicy) -> None:
         while (item := await queue.get()) is not None:
             row, url = item
             host = urlsplit(url).hostname or ""
@@ -182,8 +185,7 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
                         if wait > 0:
                             await asyncio.sleep(wait)
                         host_next[host] = time.monotonic() + settings.host_delay
-                    site = await load_site(url, settings, client,  # type: ignore[arg-type]
-                                           snapshots)
+                    site = await load_site(url, settings, client, snapshots, robots)
                     evaluation = await evaluate_site(site, kb, settings, evaluator)
             except LeadEngineError as exc:
                 store.save_error(summary.run_id, row.index, url, kb.version, provider, model,
@@ -205,7 +207,10 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
 
     try:
         async with make_client(settings) as client:
-            await asyncio.gather(produce(), *(work(client) for _ in range(concurrency)))
+            # One robots.txt per origin for the whole batch, not one per row.
+            robots = RobotsPolicy(client, settings)
+            await asyncio.gather(produce(), *(work(client, robots)
+                                              for _ in range(concurrency)))
     except BaseException:
         store.finish_run(summary.run_id, "interrupted")
         raise

@@ -141,7 +141,7 @@ class Settings:
     llm_tpm: int | None = None
     #: Seconds between two sites' evaluations on the same host in a batch.
     host_delay: float = 0.5
-    #: Retries of an LLM request on 429/5xx/timeouts (the SDK backs off).
+    #: Retries of an LLM request on 429/5xx/timeouts (with back-off).
     llm_retries: int = 2
     #: Largest page body read, in bytes; the rest is not downloaded.
     max_bytes: int = 5_000_000

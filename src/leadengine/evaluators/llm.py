@@ -1,4 +1,5 @@
-"""The LLM evaluator: any OpenAI-compatible chat-completions endpoint via the ``openai`` SDK.
+"""The LLM evaluator: any OpenAI-compatible chat-completions endpoint (see
+:mod:`leadengine.evaluators.chat`).
 
 Asks for a JSON object, validates the six fields with pydantic, and on an
 invalid answer makes one repair round that shows the model its validation
@@ -13,13 +14,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import openai
 from pydantic import ValidationError
 
 from leadengine.config import Provider, Settings
 from leadengine.errors import ConfigError, LLMError
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Evaluation, LLMAnswer, Source
 from leadengine.evaluators.cache import ResponseCache
+from leadengine.evaluators.chat import ChatClient, ChatError
 from leadengine.evaluators.heuristic import judge
 from leadengine.prompt import build_messages, fence, system_prompt
 from leadengine.ratelimit import RateLimiter
@@ -45,7 +46,7 @@ class LLMEvaluator:
     """Evaluates a site by asking a chat model for the JSON evaluation."""
 
     def __init__(self, settings: Settings, provider: Provider,
-                 client: openai.AsyncOpenAI | None = None, rubric: str | None = None,
+                 client: ChatClient | None = None, rubric: str | None = None,
                  rules: Rules | None = None) -> None:
         self.settings = settings
         self.rules = rules
@@ -60,11 +61,13 @@ class LLMEvaluator:
         self.limiter = RateLimiter(rpm, tpm)
         self.cache = ResponseCache(settings.cache_dir or cache_dir()) if settings.use_cache \
             else None
-        self.client = client or openai.AsyncOpenAI(
-            base_url=self.base_url,
+        self.client = client or ChatClient(
+            # No address at all: OpenAI's, as the openai SDK assumes.
+            base_url=self.base_url or "https://api.openai.com/v1",
             api_key=settings.api_key(provider),
             timeout=settings.llm_timeout,
             max_retries=settings.llm_retries,
+            user_agent=settings.user_agent,
         )
 
     def response_format(self) -> dict[str, Any]:
@@ -148,36 +151,14 @@ class LLMEvaluator:
         await self.limiter.acquire(sum(estimate_tokens(str(m["content"])) for m in messages)
                                    + 400)
         try:
-            response = await self.client.chat.completions.create(  # type: ignore[call-overload]
-                **request)
-        except openai.AuthenticationError:
-            where = f"set a valid {self.provider.key_env}" if self.provider.key_env \
-                else "check the API key"
-            raise ConfigError(f"{self.name} rejected the API key (HTTP 401): {where}") from None
-        except openai.PermissionDeniedError as exc:
-            raise ConfigError(f"{self.name} refused access (HTTP 403): {_message(exc)}") from None
-        except openai.NotFoundError:
-            raise ConfigError(f"{self.name} has no model {self.model!r} at {self.base_url} "
-                              "(HTTP 404): check --model / LEADENGINE_MODEL") from None
-        except openai.RateLimitError as exc:
-            raise LLMError(f"{self.name} is rate limiting requests (HTTP 429) after "
-                           f"{self.settings.llm_retries} retries: {_message(exc)}") from None
-        except openai.APITimeoutError:
-            raise LLMError(f"{self.name} did not answer within {self.settings.llm_timeout:g}s"
-                           ) from None
-        except openai.APIConnectionError:
-            raise LLMError(f"cannot connect to {self.name} at {self.base_url}") from None
-        except openai.APIStatusError as exc:
-            raise LLMError(f"{self.name} returned HTTP {exc.status_code}: {_message(exc)}"
-                           ) from None
+            response = await self.client.complete(request)
+        except ChatError as exc:
+            raise self._failure(exc) from None
         calls["paid"] += 1
-        usage = {"prompt": 0, "completion": 0}
-        if response.usage is not None:
-            usage = {"prompt": response.usage.prompt_tokens or 0,
-                     "completion": response.usage.completion_tokens or 0}
+        usage = {"prompt": response.prompt_tokens, "completion": response.completion_tokens}
         tokens["prompt"] += usage["prompt"]
         tokens["completion"] += usage["completion"]
-        content = response.choices[0].message.content or "" if response.choices else ""
+        content = response.content
         if self.cache is not None:
             try:
                 parse_judgement(content)
@@ -185,6 +166,27 @@ class LLMEvaluator:
                 return content  # only valid answers are worth keeping
             self.cache.put(key, content, usage)
         return content
+
+
+    def _failure(self, exc: ChatError) -> ConfigError | LLMError:
+        """The one-line error for a request that failed for good, saying what to fix."""
+        if exc.timeout:
+            return LLMError(f"{self.name} did not answer within {self.settings.llm_timeout:g}s")
+        if exc.status is None:
+            return LLMError(f"cannot connect to {self.name} at {self.base_url}")
+        if exc.status == 401:
+            where = f"set a valid {self.provider.key_env}" if self.provider.key_env \
+                else "check the API key"
+            return ConfigError(f"{self.name} rejected the API key (HTTP 401): {where}")
+        if exc.status == 403:
+            return ConfigError(f"{self.name} refused access (HTTP 403): {exc.message}")
+        if exc.status == 404:
+            return ConfigError(f"{self.name} has no model {self.model!r} at {self.base_url} "
+                               "(HTTP 404): check --model / LEADENGINE_MODEL")
+        if exc.status == 429:
+            return LLMError(f"{self.name} is rate limiting requests (HTTP 429) after "
+                            f"{self.settings.llm_retries} retries: {exc.message}")
+        return LLMError(f"{self.name} returned HTTP {exc.status}: {exc.message}")
 
 
 def price(settings: Settings, model: str, tokens: dict[str, int]) -> float | None:
@@ -217,12 +219,3 @@ def parse_judgement(answer: str) -> LLMAnswer:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'object'}: {e['msg']}"
                              for e in exc.errors())
         raise ValueError(problems) from None
-
-
-def _message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-    return str(exc.message)

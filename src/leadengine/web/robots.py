@@ -1,13 +1,17 @@
 """robots.txt, as RFC 9309 reads it, for the engine's user agent.
 
-One robots.txt per origin per crawl. A 4xx answer means no rules (allowed);
-a 5xx or a network failure means "assume complete disallow", so the page is
-refused with a message that says why and how to override (``--ignore-robots``).
+One robots.txt per origin per policy: a site's crawl uses one policy, and a batch
+shares one across all its rows, so concurrent rows on one origin wait for the same
+single fetch. The policy remembers the last :data:`MAX_ORIGINS` origins. A 4xx
+answer means no rules (allowed); a 5xx or a network failure means "assume complete
+disallow", so the page is refused with a message that says why and how to override
+(``--ignore-robots``).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
@@ -20,16 +24,20 @@ from leadengine.web.guard import BlockedAddress
 
 #: Largest robots.txt read (RFC 9309 asks crawlers to read at least 500 KiB).
 MAX_ROBOTS_BYTES = 512_000
+#: Origins whose rules a policy keeps (least recently used dropped first).
+MAX_ORIGINS = 10_000
 
 
 class RobotsPolicy:
-    """Answers "may the engine fetch this URL?" for one crawl."""
+    """Answers "may the engine fetch this URL?" for a crawl or a whole batch."""
 
     def __init__(self, client: httpx.AsyncClient, settings: Settings) -> None:
         self.client = client
         self.settings = settings
         self.user_agent = settings.user_agent
-        self._rules: dict[str, RobotFileParser | str] = {}
+        #: Per origin: its rules, or why they could not be read (one task per origin,
+        #: so concurrent checks share one fetch).
+        self._rules: OrderedDict[str, asyncio.Task[RobotFileParser | str]] = OrderedDict()
 
     async def check(self, url: str) -> None:
         """Return if ``url`` may be fetched; raise FetchError saying why if not."""
@@ -37,22 +45,36 @@ class RobotsPolicy:
         if parts.scheme not in ("http", "https"):
             return
         origin = f"{parts.scheme}://{parts.netloc}"
-        if origin not in self._rules:
-            try:
-                async with asyncio.timeout(self.settings.page_deadline):
-                    self._rules[origin] = await self._load(origin)
-            except TimeoutError:
-                self._rules[origin] = f"no answer within {self.settings.page_deadline:g}s"
-            except (BlockedAddress, httpx.ConnectError, httpx.TimeoutException) as exc:
-                # The site itself is unreachable: say so, as fetching the page would.
-                raise http_error(url, exc, self.settings) from None
-        rules = self._rules[origin]
+        task = self._rules.get(origin)
+        if task is None:
+            task = self._rules[origin] = asyncio.ensure_future(self._load_in_time(origin))
+            if len(self._rules) > MAX_ORIGINS:
+                self._rules.popitem(last=False)
+        else:
+            self._rules.move_to_end(origin)
+        try:
+            rules = await asyncio.shield(task)
+        except (BlockedAddress, httpx.ConnectError, httpx.TimeoutException) as exc:
+            # The site itself is unreachable: say so, as fetching the page would. Not
+            # remembered: the next row on this origin tries again.
+            self._rules.pop(origin, None)
+            raise http_error(url, exc, self.settings) from None
+        except Exception:
+            self._rules.pop(origin, None)
+            raise
         if isinstance(rules, str):
             raise FetchError(url, f"robots.txt could not be read ({rules}), so crawling is "
                                   "treated as disallowed (use --ignore-robots to override)")
         if not rules.can_fetch(self.user_agent, url):
             raise FetchError(url, "disallowed by the site's robots.txt (use --ignore-robots "
                                   "to override)")
+
+    async def _load_in_time(self, origin: str) -> RobotFileParser | str:
+        try:
+            async with asyncio.timeout(self.settings.page_deadline):
+                return await self._load(origin)
+        except TimeoutError:
+            return f"no answer within {self.settings.page_deadline:g}s"
 
     async def _load(self, origin: str) -> RobotFileParser | str:
         parser = RobotFileParser()

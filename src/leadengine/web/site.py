@@ -117,15 +117,19 @@ class PageCache(Protocol):
 
 async def load_site(target: str, settings: Settings | None = None,
                     client: httpx.AsyncClient | None = None,
-                    cache: PageCache | None = None) -> Site:
-    """Fetch ``target`` (URL or file) and up to ``settings.max_pages`` useful subpages."""
+                    cache: PageCache | None = None,
+                    robots: RobotsPolicy | None = None) -> Site:
+    """Fetch ``target`` (URL or file) and up to ``settings.max_pages`` useful subpages.
+    ``robots``: a policy shared with other sites (a batch's), else one of its own."""
     settings = settings or Settings()
     if client is None and not normalise_target(target).startswith("file:"):
         async with make_client(settings) as own_client:
-            return await load_site(target, settings, own_client, cache)
+            return await load_site(target, settings, own_client, cache, robots)
 
-    robots = RobotsPolicy(client, settings) if client and settings.respect_robots \
-        else None
+    if not settings.respect_robots or client is None:
+        robots = None
+    elif robots is None:
+        robots = RobotsPolicy(client, settings)
 
     async def fetch(url: str) -> Page:
         """A stored snapshot when one is recent enough, else robots.txt, then the web."""

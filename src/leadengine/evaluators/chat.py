@@ -1,0 +1,152 @@
+"""A small OpenAI-compatible chat-completions client on httpx.
+
+The protocol the evaluator needs is one POST to ``{base_url}/chat/completions``.
+The ``openai`` SDK took 1.3 s to import (on every command) and about 5 ms of CPU
+per request building its typed models, more than everything else a batch row costs
+apart from reading the page, so this client sends the POST itself. Like the SDK it
+retries what is worth retrying (connection errors, timeouts, HTTP 408, 409, 429
+and 5xx) up to ``max_retries`` times, waiting as the server's ``Retry-After`` says
+(up to a minute) or else 0.5 s doubling to 8 s, with jitter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import json
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+#: Statuses worth another try (as the openai SDK does).
+RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+#: A server's Retry-After longer than this is not waited for (back-off is used).
+MAX_RETRY_AFTER = 60.0
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """The answer's text and the tokens the server counted."""
+
+    content: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ChatError(Exception):
+    """A request that failed for good: ``status`` (an HTTP error), or a timeout, or no
+    connection. ``message`` is the server's own words when it gave any."""
+
+    def __init__(self, message: str, status: int | None = None, timeout: bool = False
+                 ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.timeout = timeout
+
+
+class ChatClient:
+    """POSTs chat completions; one connection pool per event loop."""
+
+    def __init__(self, base_url: str, api_key: str, timeout: float, max_retries: int,
+                 user_agent: str) -> None:
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.headers = {"Authorization": f"Bearer {api_key}", "User-Agent": user_agent,
+                        "Content-Type": "application/json", "Accept": "application/json"}
+        self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
+
+    def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        for old in [old for old in self._clients if old.is_closed()]:
+            del self._clients[old]
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout),
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=100))
+        return client
+
+    async def complete(self, request: dict[str, Any]) -> ChatResult:
+        """The model's answer to ``request`` (the JSON body); ChatError if it fails."""
+        body = json.dumps(request, ensure_ascii=False).encode("utf-8")
+        for attempt in range(self.max_retries + 1):
+            last = attempt == self.max_retries
+            try:
+                response = await self._client().post(self.url, content=body,
+                                                     headers=self.headers)
+            except httpx.TimeoutException:
+                if last:
+                    raise ChatError("timed out", timeout=True) from None
+                await asyncio.sleep(_backoff(attempt))
+                continue
+            except httpx.TransportError as exc:
+                if last:
+                    raise ChatError(f"cannot connect ({type(exc).__name__})") from None
+                await asyncio.sleep(_backoff(attempt))
+                continue
+            if response.status_code < 400:
+                return _result(response)
+            if last or response.status_code not in RETRY_STATUSES:
+                raise ChatError(_error_message(response), status=response.status_code)
+            await asyncio.sleep(_retry_after(response) or _backoff(attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _result(response: httpx.Response) -> ChatResult:
+    try:
+        data = response.json()
+        choices = data.get("choices") or []
+        content = (choices[0].get("message") or {}).get("content") or "" if choices else ""
+        usage = data.get("usage") or {}
+        return ChatResult(content=str(content),
+                          prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                          completion_tokens=int(usage.get("completion_tokens") or 0))
+    except (ValueError, AttributeError, TypeError, IndexError):
+        raise ChatError("the answer is not a chat completion (HTTP "
+                        f"{response.status_code}: {response.text[:200]!r})",
+                        status=response.status_code) from None
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The server's error message (OpenAI's ``{"error": {"message": ...}}``), else the
+    start of its body, else the reason phrase."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()[:200] or response.reason_phrase
+    error = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    if isinstance(error, str) and error:
+        return error
+    return response.reason_phrase
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds the server asked us to wait (``retry-after-ms``, ``retry-after`` in
+    seconds or as a date), when given and at most :data:`MAX_RETRY_AFTER`."""
+    seconds: float | None = None
+    if "retry-after-ms" in response.headers:
+        with contextlib.suppress(ValueError):
+            seconds = float(response.headers["retry-after-ms"]) / 1000
+    value = response.headers.get("retry-after")
+    if seconds is None and value:
+        try:
+            seconds = float(value)
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value) if value else None
+            seconds = when.timestamp() - time.time() if when else None
+    if seconds is None or not 0 <= seconds <= MAX_RETRY_AFTER:
+        return None
+    return seconds
+
+
+def _backoff(attempt: int) -> float:
+    delay: float = min(0.5 * 2.0 ** attempt, 8.0)
+    return delay * (1 - 0.25 * random.random())
