@@ -28,10 +28,6 @@ MAX_EXTRACT_ELEMENTS = 4_000
 MAX_EXTRACT_CHARS = 100_000
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
-#: Markup that never holds main text; navigation menus and forms only cost trafilatura
-#: time (its pruning walks every node's ancestors).
-_NEVER_TEXT = ("script", "style", "noscript", "svg", "template", "iframe", "nav", "form",
-               "select", "button", etree.Comment)
 
 
 @dataclass(frozen=True)
@@ -144,6 +140,9 @@ def _meta(tree: lxml.html.HtmlElement, name: str) -> str:
 
 #: Elements whose text is never shown.
 _INVISIBLE = ("script", "style", "noscript", "template")
+#: Markup that never holds main text; navigation menus and forms only cost trafilatura
+#: time (its pruning walks every node's ancestors).
+_NEVER_TEXT = (*_INVISIBLE, "svg", "iframe", "nav", "form", "select", "button", etree.Comment)
 _HAS_INVISIBLE = etree.XPath("boolean(" + "|".join(f"//body//{tag}" for tag in _INVISIBLE)
                              + ")")
 _TEXT_NODES = etree.XPath("//body//text()[not(ancestor::script) and not(ancestor::style) "
