@@ -158,7 +158,8 @@ def test_kb_search_shows_scores(tmp_path: Path) -> None:
                                  "keyword", "--knowledge", str(root)])
     assert result.exit_code == 0
     # "bangkok." keeps its full stop: no intersection, only the long-word boost.
-    assert result.stdout.splitlines()[0] == "1. 3.5  clinic.md"
+    assert result.stdout.splitlines()[:2] == ["1. clinic.md   (score 3.5)",
+                                              "   Medical clinic owners in Bangkok."]
     result = runner.invoke(cli, ["kb", "search", "medical clinic bangkok", "--json",
                                  "--method", "keyword", "--knowledge", str(root)])
     assert json.loads(result.stdout) == [{"path": "clinic.md", "heading": None, "score": 3.5,

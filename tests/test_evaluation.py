@@ -63,8 +63,8 @@ def test_tokens_and_cost(fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:
     evaluation = llm(fake_llm, kb, model="openai/gpt-oss-20b")
     assert (evaluation.tokens["prompt"], evaluation.tokens["completion"]) == (1000, 500)
     assert evaluation.tokens["prompt_estimate"] > 0
-    # $0.10 per million input tokens, $0.50 per million output tokens.
-    assert evaluation.cost_usd == pytest.approx((1000 * 0.10 + 500 * 0.50) / 1e6)
+    # $0.075 per million input tokens, $0.30 per million output tokens (gpt-oss-20b).
+    assert evaluation.cost_usd == pytest.approx((1000 * 0.075 + 500 * 0.30) / 1e6)
 
 
 def test_identical_requests_are_answered_from_the_cache(fake_llm: FakeOpenAI,
@@ -214,4 +214,4 @@ def test_temperature_and_model_are_configurable(fake_llm: FakeOpenAI) -> None:
     assert result.exit_code == 0, result.output
     body = fake_llm.chat_requests[0]["json"]
     assert (body["model"], body["temperature"]) == ("openai/gpt-oss-120b", 0.7)
-    assert json.loads(result.stdout)["cost_usd"] == pytest.approx((100 * 0.15 + 50 * 0.75) / 1e6)
+    assert json.loads(result.stdout)["cost_usd"] == pytest.approx((100 * 0.15 + 50 * 0.60) / 1e6)

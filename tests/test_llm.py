@@ -65,6 +65,9 @@ def test_sends_the_exact_seed_prompt_and_returns_the_evaluation(fake_llm: FakeOp
     assert body["model"] == "llama-test"
     assert body["response_format"] == {"type": "json_object"}
     assert body["temperature"] == 0.2
+    # Not a reasoning model: room for the answer, but no reasoning_effort.
+    assert body["max_completion_tokens"] == 2048
+    assert "reasoning_effort" not in body
     assert request["headers"]["authorization"] == "Bearer test-key"
 
     assert evaluation.model_dump(include=set(GOOD)) == GOOD
@@ -152,8 +155,12 @@ def test_401_names_the_key_variable(fake_llm: FakeOpenAI, kb: KnowledgeBase) -> 
 
 def test_404_model_says_what_to_fix(fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:
     fake_llm.queue(Reply.error(404, "The model `llama-test` does not exist"))
-    with pytest.raises(ConfigError, match=r"has no model 'llama-test' .* check --model"):
+    with pytest.raises(ConfigError) as raised:
         run(fake_llm, kb)
+    assert str(raised.value) == (
+        "groq has no model 'llama-test' (HTTP 404; it may have been retired): choose another "
+        "with --model or LEADENGINE_MODEL; list them with: leadengine models --provider groq "
+        f"--base-url {fake_llm.base_url}")
 
 
 def test_500_is_retried_then_reported(fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:

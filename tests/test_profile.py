@@ -104,7 +104,8 @@ def test_thai_site_with_a_wrong_charset_declaration(profiles: dict[str, dict[str
                                                    ) -> None:
     profile = profiles["broken-charset"]
     assert profile["language"] == "th"
-    assert "02-555-0733" in profile["contacts"]["phones"]
+    assert "+6625550733" in profile["contacts"]["phones"]
+    assert "02-555-0733" in profile["evidence"]["phone"]  # as the site wrote it
     assert "ซอยสุขุมวิท 11" in profile["contacts"]["address"]
 
 
@@ -116,7 +117,7 @@ def test_profile_command(sites: SiteServer) -> None:
     data = json.loads(result.stdout)
     assert data["signals"]["messaging_link"] and data["language"] == "en"
     summary = runner.invoke(cli, ["profile", sites.url("yangon-school/"), "--allow-private"])
-    assert "  phones:   " in summary.stdout and "09-450-123-456" in summary.stdout
+    assert "  phones:   " in summary.stdout and "+959450123456" in summary.stdout
     refused = runner.invoke(cli, ["profile", sites.url("yangon-school/")])
     assert refused.exit_code == 1
     assert refused.stderr.startswith("error: ") and "--allow-private" in refused.stderr
@@ -181,4 +182,28 @@ def test_neighbouring_footer_numbers_stay_separate() -> None:
     page = Page(url="https://c.example/", final_url="https://c.example/", status=200,
                 content_type="text/html", html=html, encoding="utf-8", truncated=False,
                 fetched_at=0.0)
-    assert site_from_page(page).signals.phones == ["+66 2 555 0142", "081 555 0142"]
+    signals = site_from_page(page).signals
+    assert signals.phones == ["+6625550142", "+66815550142"]
+    assert signals.evidence["phone"] == "+66 2 555 0142, 081 555 0142"
+
+
+def test_phones_are_e164_in_the_sites_country_and_deduplicated() -> None:
+    from leadengine.web.phones import normalise_phones, site_region
+
+    # Burmese and Thai digits are digits; one number written three ways is one number.
+    numbers, written = normalise_phones(
+        ["09-450-123-456", "၀၉-၄၅၀-၁၂၃-၄၅၆", "+95 9 450 123 456", "01 234 567"], "MM")
+    assert numbers == ["+959450123456", "+951234567"]
+    assert written == ["09-450-123-456", "01 234 567"]
+    assert normalise_phones(["๐๒ ๕๕๕ ๐๑๔๒", "02-555-0142"], "TH")[0] == ["+6625550142"]
+    # The country: a ccTLD, else the numbers written in full, else the language,
+    # else the address; generic ccTLDs (.co, .io) say nothing.
+    assert site_region("https://clinic.co.th/", "en") == "TH"
+    assert site_region("https://shop.example/", "en", phones=["+95 1 555 0184"]) == "MM"
+    assert site_region("https://shop.io/", "th") == "TH"
+    assert site_region("https://shop.example/", "en", address="12 Pyay Rd, Yangon") == "MM"
+    assert site_region("https://shop.example/", "en") is None
+    # Unknown country: the team's markets are tried; a number valid in none is kept as
+    # written rather than lost.
+    assert normalise_phones(["081 555 0142", "020 7946 0321"], None)[0] == [
+        "+66815550142", "020 7946 0321"]

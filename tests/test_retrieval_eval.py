@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -99,10 +100,15 @@ def test_kb_search_explain_shows_matched_terms(tmp_path: Path) -> None:
                                       "--explain", "--knowledge", str(root)])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("1. ") and lines[0].endswith(
-        "a.md > Angles > Platform Dependency Risk")
-    why = json.loads(lines[2].removeprefix("   why: "))
+    assert lines[0].startswith("1. a.md > Angles > Platform Dependency Risk   (score ")
+    # Words as the query wrote them ("only", not the stem "onli"), for a person.
+    assert re.fullmatch(r"   why: bm25 matched (facebook|only) \d\.\d\d, (facebook|only) "
+                        r"\d\.\d\d", lines[2]), lines[2]
+    machine = CliRunner().invoke(cli, ["kb", "search", "facebook only", "--method", "bm25",
+                                       "--explain", "--json", "--knowledge", str(root)])
+    why = json.loads(machine.stdout)[0]["explain"]
     assert why["method"] == "bm25" and set(why["terms"]) == {"facebook", "onli"}
+    assert set(why["words"]) == {"facebook", "only"}
     keyword = CliRunner().invoke(cli, ["kb", "search", "facebook only", "--method", "keyword",
                                        "--explain", "--json", "--knowledge", str(root)])
     [hit] = json.loads(keyword.stdout)

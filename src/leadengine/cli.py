@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from leadengine import __version__
 from leadengine.cli_batch import _run_with_progress_bar, batch, export, runs_command, show
 from leadengine.cli_common import (
+    _evaluator,
     _knowledge,
     _run,
     _settings,
@@ -26,15 +27,20 @@ from leadengine.cli_common import (
     llm_options,
     method_option,
 )
+from leadengine.cli_examples import add_examples
+from leadengine.cli_models import models
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
-from leadengine.evaluators import make_evaluator
-from leadengine.knowledge import KnowledgeBase
-from leadengine.pipeline import evaluate_site
+from leadengine.report import FORMATS
 from leadengine.retrieval import METHODS
-from leadengine.web.site import load_site
+
+if TYPE_CHECKING:
+    from leadengine.evaluation import Evaluation
+    from leadengine.evaluators import Evaluator
+    from leadengine.knowledge import KnowledgeBase
 
 __all__ = ["_run_with_progress_bar", "cli", "main", "seed_main"]
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="leadengine")
@@ -42,8 +48,22 @@ def cli() -> None:
     """Qualify sales leads from their websites, with a knowledge base (RAG)."""
 
 
+def output_format(fmt: str | None) -> str:
+    """The format asked for, else a readable report on a terminal and JSON in a pipe."""
+    if fmt is not None:
+        return fmt
+    return "text" if sys.stdout.isatty() else "json"
+
+
+format_option = click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default=None,
+    help="text: a readable report; markdown: a one-page lead brief; json: the evaluation "
+         "JSON. Default: text on a terminal, json when piped.")
+
+
 @cli.command()
 @click.argument("targets", nargs=-1, required=True, metavar="URL|FILE...")
+@format_option
 @llm_options
 @knowledge_option
 @method_option
@@ -52,35 +72,48 @@ def cli() -> None:
               help="Maximum knowledge passages in the context (default 3).")
 @fetch_options
 @guarded
-def evaluate(targets: tuple[str, ...], provider: str | None, model: str | None,
-             temperature: float | None, base_url: str | None, no_cache: bool,
-             knowledge_dir: Path | None, method: str | None,
+def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
+             model: str | None, temperature: float | None, base_url: str | None,
+             no_cache: bool, knowledge_dir: Path | None, method: str | None,
              no_rag: bool, rag_limit: int | None, allow_private: bool | None,
              ignore_robots: bool | None, max_pages: int | None) -> None:
-    """Evaluate websites (URLs or saved HTML files) and print the evaluation JSON."""
+    """Evaluate websites (URLs, saved HTML files or folders) and print the evaluation."""
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          retrieval_method=method, rag_limit=rag_limit, use_rag=not no_rag,
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,
                          max_pages=max_pages)
+    fmt = output_format(fmt)
     kb = _knowledge(settings)
-    evaluator = make_evaluator(settings, kb)
-    if settings.provider is None and evaluator.name == "heuristic":
-        click.echo("notice: no LLM configured (set GROQ_API_KEY or --provider); using the "
-                   "offline heuristic evaluator", err=True)
+    evaluator = _evaluator(settings, kb)
     results, failed = _run(_evaluate_all(targets, settings, kb, evaluator))
-    if len(targets) == 1 and results:
-        click.echo(results[0])
-    elif results:
-        click.echo("[\n" + ",\n".join(results) + "\n]")
+    click.echo(_present(results, fmt, kb.rules.rubric.bands))
     if failed:
         sys.exit(1)
 
 
+def _present(results: list[Evaluation], fmt: str, bands: dict[str, int]) -> str:
+    """Evaluations as one JSON value (an object, or an array for several) or as reports
+    separated by a rule."""
+    from leadengine.report import render_report
+
+    if not results:
+        return ""
+    if fmt == "json":
+        if len(results) == 1:
+            return results[0].to_json()
+        return "[\n" + ",\n".join(r.to_json() for r in results) + "\n]"
+    rule = "\n\n---\n\n" if fmt == "markdown" else "\n\n" + "=" * 88 + "\n\n"
+    return rule.join(render_report(r.model_dump(mode="json"), fmt, bands) for r in results)
+
+
 async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: KnowledgeBase,
-                        evaluator: Any) -> tuple[list[str], int]:
-    results: list[str] = []
+                        evaluator: Evaluator) -> tuple[list[Evaluation], int]:
+    from leadengine.pipeline import evaluate_site
+    from leadengine.web.site import load_site
+
+    results: list[Evaluation] = []
     failed = 0
     for target in targets:
         try:
@@ -92,7 +125,7 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
             click.echo(f"error: {exc}", err=True)
             failed += 1
             continue
-        results.append(evaluation.to_json())
+        results.append(evaluation)
     return results, failed
 
 
@@ -124,8 +157,15 @@ def compare(target: str, provider: str | None, model: str | None,
                          retrieval_method=method, use_cache=False if no_cache else None,
                          allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages)
+    from leadengine.pipeline import evaluate_site
+    from leadengine.web.site import load_site
+
     kb = _knowledge(settings)
-    evaluator = make_evaluator(settings, kb)
+    evaluator = _evaluator(settings, kb)
+    if evaluator.name == "heuristic":
+        click.echo("notice: the offline evaluator judges from the site's signals and the "
+                   "knowledge base's rules; with it the two columns can differ only through "
+                   "the advisory context (the sources), not the judgement", err=True)
 
     async def both() -> tuple[Any, Any]:
         site = await load_site(target, settings)
@@ -179,6 +219,7 @@ def profile(target: str, as_json: bool, allow_private: bool | None,
             ignore_robots: bool | None, max_pages: int | None) -> None:
     """Crawl a website and show what it reveals: contacts, signals with evidence, pages."""
     from leadengine.web.profile import build_profile, profile_summary
+    from leadengine.web.site import load_site
 
     settings = _settings(allow_private=allow_private, max_pages=max_pages,
                          respect_robots=False if ignore_robots else None)
@@ -223,11 +264,57 @@ def kb_search(query: str, limit: int, knowledge_dir: Path | None, method: str | 
         click.echo("no relevant passages")
         return
     for rank, hit in enumerate(hits, 1):
-        where = hit.path + (f" > {hit.heading}" if hit.heading else "")
-        preview = " ".join(hit.text.split())[:100]
-        click.echo(f"{rank}. {hit.score:g}  {where}\n   {preview}...")
+        click.echo(f"{rank}. {hit.path}" + (f" > {hit.heading}" if hit.heading else "")
+                   + f"   (score {_round(hit.score)})")
+        click.echo("   " + snippet(hit.text, hit.heading))
         if explain:
-            click.echo("   why: " + json.dumps(why[rank - 1], ensure_ascii=False))
+            click.echo("   why: " + explain_line(why[rank - 1]))
+
+
+def _round(score: float) -> str:
+    """Three significant digits: BM25 scores are ~1-10, fused ones ~0.016."""
+    return f"{score:.3g}"
+
+
+def snippet(text: str, heading: str | None, limit: int = 160) -> str:
+    """The passage's first words as prose: the heading line and markdown marks dropped."""
+    import re
+
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    prose = re.sub(r"[*_`>|]+|^\s*[-+]\s+", " ", "\n".join(lines), flags=re.M)
+    prose = " ".join(prose.split())
+    return prose if len(prose) <= limit else prose[:limit].rsplit(" ", 1)[0] + "..."
+
+
+def explain_line(why: dict[str, Any]) -> str:
+    """One method's explanation in words, for a person (``--json`` keeps the numbers)."""
+    method = why.get("method")
+    if method == "keyword":
+        return (f"keyword: words in the file: {', '.join(why['matched']) or 'none'}; "
+                f"found inside longer words: {', '.join(why['boosted']) or 'none'} "
+                f"(score {why['score']:g})")
+    if method == "semantic":
+        return f"semantic: similarity {why['cosine']:.3f} (floor {why['floor']:.2f})"
+    words = _words(why.get("words") or {})
+    if method == "bm25":
+        return f"bm25 matched {words}"
+    ranks = [f"bm25 rank {why['bm25_rank']}" if why.get("bm25_rank") else "no bm25 match",
+             f"semantic rank {why['semantic_rank']}" if why.get("semantic_rank")
+             else "below the semantic floor"]
+    cosine = f" (similarity {why['cosine']:.3f})" if why.get("cosine") is not None else ""
+    matched = f"; matched {words}" if why.get("words") else ""
+    return f"hybrid: {ranks[0]}, {ranks[1]}{cosine}{matched}"
+
+
+def _words(words: dict[str, dict[str, Any]]) -> str:
+    """``clinic 0.77, คลินิกทันตกรรม 5.9 (11 of 13 pieces)``."""
+    parts = []
+    for word, info in words.items():
+        part = f"{word} {info['score']:.2f}"
+        if info["pieces"] > 1:
+            part += f" ({info['matched']} of {info['pieces']} pieces)"
+        parts.append(part)
+    return ", ".join(parts) or "no words"
 
 
 @kb.command("eval")
@@ -268,21 +355,35 @@ def kb_list(knowledge_dir: Path | None) -> None:
                    f"{len(doc.sections)} sections{rules}")
 
 
-for command in (batch, export, runs_command, show):
+for command in (batch, export, runs_command, show, models):
     cli.add_command(command)
+add_examples(cli)
 
 
 def main() -> None:
     """Console-script entry point."""
+    _show_status()
     cli()
 
 
+def _show_status() -> None:
+    """Slow one-off work (building the semantic index) reports on stderr, so a first run
+    does not look hung."""
+    import logging
+
+    status = logging.getLogger("leadengine.status")
+    if not status.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("status: %(message)s"))
+        status.addHandler(handler)
+        status.setLevel(logging.INFO)
+        status.propagate = False
+
+
 def seed_main(argv: list[str] | None = None) -> None:
-    """``python main.py URL``: the seed's entry point, same as ``leadengine evaluate``."""
+    """``python main.py URL``: the seed's entry point, ``leadengine evaluate`` printing
+    the evaluation JSON (``--format text`` for a readable report)."""
+    _show_status()
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("-h", "--help"):
-        click.echo("usage: python main.py URL|FILE... [leadengine evaluate options]\n"
-                   "Evaluates websites and prints the evaluation JSON. "
-                   "See: leadengine evaluate --help")
-        return
-    cli(["evaluate", *args])
+    evaluate.main(args, prog_name="main.py", default_map={"fmt": "json"},
+                  help_option_names=["-h", "--help"])

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from leadengine.config import PROVIDERS, Settings
 from leadengine.errors import LeadEngineError
-from leadengine.knowledge import KnowledgeBase
-from leadengine.pipeline import load_knowledge
 from leadengine.retrieval import METHODS
+
+if TYPE_CHECKING:
+    from leadengine.evaluators import Evaluator
+    from leadengine.knowledge import KnowledgeBase
 
 T = TypeVar("T")
 
@@ -37,6 +38,12 @@ def guarded(func: Callable[..., T]) -> Callable[..., T]:
             _fail(str(exc))
         except KeyboardInterrupt:
             _fail("interrupted", 130)
+        except ImportError as exc:
+            # Commands import what they use when they run, so an install that lacks a
+            # dependency fails here: name it, and the fix, in one line.
+            missing = exc.name or str(exc).splitlines()[0]
+            _fail(f"a package the engine needs is missing ({missing}): reinstall with "
+                  "`pip install .` (or `pip install leadengine`)", 2)
         except (BrokenPipeError, click.exceptions.Exit, SystemExit):
             raise
         except Exception as exc:
@@ -50,6 +57,8 @@ def guarded(func: Callable[..., T]) -> Callable[..., T]:
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
+    import asyncio  # ~30 ms: only the commands that fetch or evaluate need it
+
     return asyncio.run(coro)
 
 
@@ -58,7 +67,25 @@ def _settings(**options: Any) -> Settings:
 
 
 def _knowledge(settings: Settings) -> KnowledgeBase:
-    return load_knowledge(settings)
+    from leadengine.knowledge import KnowledgeBase
+
+    return KnowledgeBase.from_settings(settings)
+
+
+#: Said once per command when no LLM is configured and the offline evaluator is used.
+OFFLINE_NOTICE = ("notice: no LLM configured (set GROQ_API_KEY or --provider); using the "
+                  "offline heuristic evaluator")
+
+
+def _evaluator(settings: Settings, kb: KnowledgeBase) -> Evaluator:
+    """The evaluator for a command that evaluates; says so on stderr (once) when it is
+    the offline one because nothing else was configured."""
+    from leadengine.evaluators import make_evaluator
+
+    evaluator = make_evaluator(settings, kb)
+    if settings.provider is None and evaluator.name == "heuristic":
+        click.echo(OFFLINE_NOTICE, err=True)
+    return evaluator
 
 
 knowledge_option = click.option(

@@ -25,15 +25,21 @@ class Provider:
     key_env: str | None
     default_model: str
     key_required: bool = True
-    #: Default requests / tokens per minute (None = no limit); Groq's free tier is tight.
+    #: Default requests / tokens per minute and requests per day (None or 0 = no
+    #: limit); Groq's free tier is tight.
     rpm: int | None = None
     tpm: int | None = None
+    rpd: int | None = None
 
 
 #: Providers by name. ``heuristic`` is the offline evaluator (no network, no key).
 PROVIDERS: dict[str, Provider] = {
+    # llama-3.3-70b-versatile, the old default, was shut down for free and developer
+    # accounts on 16 Aug 2026 (HTTP 404 model_not_found); gpt-oss-120b is Groq's named
+    # replacement, openai/gpt-oss-20b the cheaper choice. The limits are Groq's free tier
+    # for the gpt-oss models (its rate-limits page).
     "groq": Provider("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
-                     "llama-3.3-70b-versatile", rpm=30, tpm=12_000),
+                     "openai/gpt-oss-120b", rpm=30, tpm=8_000, rpd=1_000),
     "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini"),
     "ollama": Provider("ollama", "http://localhost:11434/v1", None, "llama3.1",
                        key_required=False),
@@ -43,10 +49,8 @@ PROVIDERS: dict[str, Provider] = {
 
 #: USD per million (input, output) tokens; list prices when written, check your plan.
 PRICES: dict[str, tuple[float, float]] = {
-    "llama-3.3-70b-versatile": (0.59, 0.79),
-    "llama-3.1-8b-instant": (0.05, 0.08),
-    "openai/gpt-oss-120b": (0.15, 0.75),
-    "openai/gpt-oss-20b": (0.10, 0.50),
+    "openai/gpt-oss-120b": (0.15, 0.60),
+    "openai/gpt-oss-20b": (0.075, 0.30),
     "gpt-4o-mini": (0.15, 0.60),
     "gpt-4o": (2.50, 10.00),
     "llama3.1": (0.0, 0.0),
@@ -80,6 +84,9 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_STRUCTURED_OUTPUT": "structured_output",
     "LEADENGINE_LLM_RPM": "llm_rpm",
     "LEADENGINE_LLM_TPM": "llm_tpm",
+    "LEADENGINE_LLM_RPD": "llm_rpd",
+    "LEADENGINE_REASONING_EFFORT": "reasoning_effort",
+    "LEADENGINE_MAX_COMPLETION_TOKENS": "max_completion_tokens",
     "LEADENGINE_HOST_DELAY": "host_delay",
     "LEADENGINE_USE_CACHE": "use_cache",
 }
@@ -126,19 +133,36 @@ class Settings:
     page_deadline: float = 30.0
     #: Seconds allowed for one LLM request.
     llm_timeout: float = 60.0
-    #: LLM output format: ``auto`` (strict json_schema for models that support it, e.g.
-    #: Groq's gpt-oss; json_object otherwise), ``json_schema`` or ``json_object``.
+    #: LLM output format: ``auto`` (strict json_schema for the models Groq lists as strict,
+    #: openai/gpt-oss-20b, openai/gpt-oss-120b and qwen/qwen3.8-27b, and OpenAI's own
+    #: gpt-4o/gpt-4.1/gpt-5/o-series; json_object otherwise), ``json_schema`` or
+    #: ``json_object``.
     structured_output: str = "auto"
+    #: How hard reasoning models (gpt-oss, qwen3, o-series, gpt-5, deepseek-r1) think:
+    #: ``low``, ``medium`` or ``high``; never sent to other models.
+    reasoning_effort: str = "low"
+    #: Most tokens the model may write per request, reasoning included; an answer cut
+    #: at this length is asked again once with twice the room.
+    max_completion_tokens: int = 2048
     #: Answer identical LLM requests from the local response cache (``--no-cache``: off).
     use_cache: bool = True
-    #: USD per million tokens (input, output) by model, for ``cost_usd``.
+    #: USD per million tokens (input, output) by model, for ``cost_usd``; a ``[prices]``
+    #: table in leadengine.toml (``"openai/gpt-oss-120b" = [0.15, 0.60]``) adds or
+    #: replaces entries.
     prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(PRICES))
+    #: Per-provider defaults from leadengine.toml: a ``[providers.groq]`` table with
+    #: ``model``, ``rpm``, ``tpm``, ``rpd`` replaces Groq's default model and limits;
+    #: ``model``, ``llm_rpm``, ``llm_tpm`` and ``llm_rpd`` still win over it.
+    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: LLM requests per minute across all workers; None = the provider's default
     #: (Groq free tier: 30), 0 = unlimited.
     llm_rpm: int | None = None
     #: LLM tokens per minute across all workers; None = the provider's default
-    #: (Groq free tier: 12,000), 0 = unlimited.
+    #: (Groq free tier: 8,000), 0 = unlimited.
     llm_tpm: int | None = None
+    #: LLM requests per day (counted by this process); None = the provider's default
+    #: (Groq free tier: 1,000), 0 = unlimited. Past it a request fails at once.
+    llm_rpd: int | None = None
     #: Seconds between two sites' evaluations on the same host in a batch.
     host_delay: float = 0.5
     #: Retries of an LLM request on 429/5xx/timeouts (with back-off).
@@ -221,6 +245,9 @@ class Settings:
         except KeyError:
             known = ", ".join(PROVIDERS)
             raise ConfigError(f"unknown provider {name!r} (choose one of: {known})") from None
+        overrides = self.providers.get(provider.name)
+        if overrides:
+            provider = with_overrides(provider, overrides, f"providers.{provider.name}")
         if provider.name == "custom" and not self.base_url:
             raise ConfigError("provider 'custom' needs a base URL: pass --base-url or set "
                               "LEADENGINE_BASE_URL")
@@ -240,20 +267,91 @@ class Settings:
 CONFIG_FILE = "leadengine.toml"
 
 
+#: What a ``[providers.NAME]`` table may set: its key -> the :class:`Provider` field.
+PROVIDER_KEYS = {"model": "default_model", "rpm": "rpm", "tpm": "tpm", "rpd": "rpd"}
+
+
+def with_overrides(provider: Provider, overrides: dict[str, Any], where: str) -> Provider:
+    """``provider`` with the defaults a ``[providers.NAME]`` table replaces; a clear
+    error for an unknown key or a wrong value."""
+    changes: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key not in PROVIDER_KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r} (choose from: "
+                              f"{', '.join(PROVIDER_KEYS)})")
+        if key == "model":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{where}.model must be a model name, e.g. "
+                                  '"openai/gpt-oss-20b"')
+            changes["default_model"] = value.strip()
+        else:
+            # bool is an int to Python, but `rpm = true` is surely a mistake.
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"{where}.{key} must be a whole number >= 0 "
+                                  "(0 = no limit)")
+            changes[PROVIDER_KEYS[key]] = value
+    return replace(provider, **changes)
+
+
+def _read_providers(where: str, raw: Any) -> dict[str, dict[str, Any]]:
+    """The ``[providers.NAME]`` tables, checked now so a typo names the file."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: providers must be tables like [providers.groq]")
+    tables: dict[str, dict[str, Any]] = {}
+    for name, table in raw.items():
+        if name not in PROVIDERS or name == "heuristic":
+            known = ", ".join(p for p in PROVIDERS if p != "heuristic")
+            raise ConfigError(f"{where}: unknown provider [providers.{name}] (choose one "
+                              f"of: {known})")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: providers.{name} must be a table")
+        with_overrides(PROVIDERS[name], table, f"{where}: providers.{name}")
+        tables[name] = dict(table)
+    return tables
+
+
+def _read_prices(where: str, raw: Any) -> dict[str, tuple[float, float]]:
+    """The ``[prices]`` table merged over the defaults: a model's entry replaces the
+    default one, the other defaults stay."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: prices must be a table like [prices]")
+    prices = dict(PRICES)
+    for model, pair in raw.items():
+        if (not isinstance(pair, list) or len(pair) != 2
+                or not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+                           for v in pair)):
+            raise ConfigError(f"{where}: prices.{model!r} must be [input, output] USD per "
+                              "million tokens, e.g. [0.15, 0.60]")
+        prices[model] = (float(pair[0]), float(pair[1]))
+    return prices
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
-    data = data.get("leadengine", data)
+    data = dict(document.get("leadengine", document))
+    if "leadengine" in document:
+        # [providers.groq] and [prices] read naturally as tables of their own, beside
+        # [leadengine], as well as inside it.
+        for table in ("providers", "prices"):
+            if table in document:
+                data.setdefault(table, document[table])
     known = {f.name: f.type for f in fields(Settings) if f.name != "env"}
     values: dict[str, Any] = {}
     for key, value in data.items():
         if key not in known:
             # API keys are not settings either: they stay in the environment or .env.
             raise ConfigError(f"{path}: unknown setting {key!r} (see docs/configuration.md)")
+        if key == "providers":
+            values[key] = _read_providers(str(path), value)
+            continue
+        if key == "prices":
+            values[key] = _read_prices(str(path), value)
+            continue
         values[key] = _coerce(f"{path}:{key}", value, str(known[key])) if isinstance(
             value, str) and "str" not in str(known[key]) else value
         if key in ("knowledge_dir", "cache_dir") and isinstance(value, str):

@@ -47,14 +47,16 @@ class LLMAnswer(Judgement):
 
 
 #: The strict JSON Schema sent to models with structured outputs (every property
-#: required, no others), mirroring :class:`LLMAnswer`.
+#: required, no others), mirroring :class:`LLMAnswer`. No ``minimum``/``maximum`` on
+#: fit_score: strict mode on Groq does not take them; pydantic still holds the score to
+#: 0-100 when the answer is parsed, and a wrong one gets the repair round.
 STRICT_ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "business_name": {"type": "string"},
         "business_type": {"type": "string"},
         "primary_service": {"type": "string"},
-        "fit_score": {"type": "integer", "minimum": 0, "maximum": 100},
+        "fit_score": {"type": "integer"},
         "reasoning": {"type": "string"},
         "outreach_angle": {"type": "string"},
         "angle": {"type": "string", "enum": list(ANGLES)},
@@ -94,7 +96,9 @@ class Evaluation(Judgement):
     signals: dict[str, Any] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     #: Tokens: ``prompt_estimate`` (counted before sending), and the provider's
-    #: ``prompt`` / ``completion`` usage (empty for the heuristic).
+    #: ``prompt`` / ``completion`` usage, plus ``reasoning`` (the part of ``completion``
+    #: a reasoning model spent thinking) when the provider reports it (empty for the
+    #: heuristic).
     tokens: dict[str, int] = Field(default_factory=dict)
     #: Price of the LLM calls from the configured price table (None = model not priced;
     #: 0 for the heuristic and for answers from the response cache).

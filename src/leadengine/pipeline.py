@@ -3,35 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from leadengine.config import Settings
 from leadengine.evaluation import Evaluation
 from leadengine.evaluators import Evaluator, make_evaluator
-from leadengine.knowledge import KnowledgeBase, default_knowledge_dir
+from leadengine.knowledge import KnowledgeBase
 from leadengine.retrieval import Hit
-
-if TYPE_CHECKING:
-    from leadengine.retrieval.embed import Embedder
 from leadengine.web.site import Site, load_site
 
 
 def load_knowledge(settings: Settings) -> KnowledgeBase:
     """The knowledge base the settings point at (or the default one)."""
-    return KnowledgeBase.from_dir(settings.knowledge_dir or default_knowledge_dir(),
-                                  embedder=embedder_for(settings), cache_dir=settings.cache_dir)
-
-
-def embedder_for(settings: Settings) -> str | Embedder:
-    """The embedder the settings name (an instance for the openai endpoint)."""
-    if settings.embedder != "openai":
-        return settings.embedder
-    from leadengine.retrieval.embed import make_embedder
-
-    return make_embedder("openai", base_url=settings.embeddings_base_url,
-                         model=settings.embeddings_model,
-                         api_key=settings.environ().get("LEADENGINE_EMBEDDINGS_API_KEY")
-                         or "not-needed")
+    return KnowledgeBase.from_settings(settings)
 
 
 def advisory_hits(site: Site, kb: KnowledgeBase, settings: Settings) -> list[Hit]:

@@ -1,9 +1,11 @@
-"""LLM rate limits shared by every worker: requests per minute and tokens per minute.
+"""LLM rate limits shared by every worker: requests and tokens per minute, requests
+per day.
 
 Two token buckets that refill continuously; a request waits until both hold enough.
 One lock orders the waiters, so concurrent workers are served first come, first
 served and a burst never overshoots the provider's limit (which would only earn
-429s and their back-off).
+429s and their back-off). The day budget does not wait: a request past it fails at
+once with :class:`LLMError`, since waiting up to a day helps nobody at a terminal.
 """
 
 from __future__ import annotations
@@ -11,6 +13,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+
+from leadengine.errors import LLMError
+
+#: Length of the day budget's window, in seconds.
+DAY = 86_400.0
 
 
 class Bucket:
@@ -34,27 +41,71 @@ class Bucket:
     def take(self, amount: float) -> None:
         self.level -= min(amount, self.capacity)
 
+    def give_back(self, amount: float) -> None:
+        """Return ``amount`` taken too many (negative: take more, going into debt that
+        later requests wait out)."""
+        self.level = min(self.capacity, self.level + amount)
+
+
+class DayBudget:
+    """At most ``limit`` requests in a day: a window that starts with its first request
+    and resets :data:`DAY` seconds later. Counted by this process only; the provider
+    also counts requests made earlier by other runs."""
+
+    def __init__(self, limit: int, clock: Callable[[], float]) -> None:
+        self.limit = limit
+        self.clock = clock
+        self.used = 0
+        self.started: float | None = None
+
+    def spend(self, name: str) -> None:
+        """Count one request; LLMError when the day's requests are used up."""
+        now = self.clock()
+        if self.started is None or now - self.started >= DAY:
+            self.started, self.used = now, 0
+        if self.used >= self.limit:
+            raise LLMError(f"daily request limit of {self.limit:,} reached for {name}; "
+                           "try again tomorrow, or if your plan allows more set "
+                           "LEADENGINE_LLM_RPD (0 = no limit)")
+        self.used += 1
+
 
 class RateLimiter:
-    """Requests/minute and tokens/minute limits (None or 0 = unlimited)."""
+    """Requests/minute, tokens/minute and requests/day limits (None or 0 = unlimited);
+    ``name`` (the provider's) is for the day limit's message."""
 
     def __init__(self, rpm: int | None = None, tpm: int | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 rpd: int | None = None, name: str = "the LLM provider") -> None:
         self.requests = Bucket(rpm, clock) if rpm else None
         self.tokens = Bucket(tpm, clock) if tpm else None
+        self.day = DayBudget(rpd, clock) if rpd else None
+        self.name = name
         self.sleep = sleep
         self._lock: asyncio.Lock | None = None
         #: Total seconds spent waiting (reported by batch runs).
         self.waited = 0.0
 
+    def settle(self, budgeted: int, used: int) -> None:
+        """Correct the token bucket once the provider has counted a request: a reasoning
+        model's answer is budgeted before anyone knows how long it will think."""
+        if self.tokens is not None and used > 0:
+            taken = min(budgeted, self.tokens.capacity)  # as Bucket.take counted it
+            self.tokens.give_back(taken - used)
+
     async def acquire(self, tokens: int = 0) -> None:
-        """Wait until one request of about ``tokens`` tokens may be sent."""
-        if self.requests is None and self.tokens is None:
+        """Wait until one request of about ``tokens`` tokens may be sent; LLMError at
+        once when the day's requests are used up."""
+        if self.requests is None and self.tokens is None and self.day is None:
             return
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            if self.day is not None:
+                # Checked before any minute wait, which would be pointless; counted
+                # now, under the lock, so concurrent workers never overspend it.
+                self.day.spend(self.name)
             while True:
                 delay = max(self.requests.wait_for(1) if self.requests else 0.0,
                             self.tokens.wait_for(tokens) if self.tokens else 0.0)

@@ -1,33 +1,267 @@
-"""Readable lead reports: one stored or fresh evaluation as text for a terminal or
-as a markdown brief to paste into a chat or a ticket.
+"""Readable lead reports: one evaluation as text for a terminal, or as a one-page
+markdown brief to paste into a chat or a ticket.
 
 Presenters read the evaluation's JSON form (``Evaluation.model_dump(mode="json")``,
 which is also what the store keeps), so ``evaluate`` and ``show`` print the same
-report for the same evaluation.
+report for the same evaluation, and a stored row from an older version still renders
+(every field is read with a default).
 """
 
 from __future__ import annotations
 
+import re
+import textwrap
 from typing import Any
 
 #: Output formats of ``evaluate`` and ``show``.
 FORMATS = ("text", "markdown", "json")
 
+#: Fit-score bands when the knowledge base gives none (the shipped rubric's).
+DEFAULT_BANDS: dict[str, int] = {"high": 70, "medium": 40, "low": 0}
 
-def render_report(data: dict[str, Any], fmt: str) -> str:
+#: The signals a salesperson reads, in reading order, with their labels.
+KEY_SIGNALS: tuple[tuple[str, str], ...] = (
+    ("https", "HTTPS"),
+    ("mobile_viewport", "Mobile-friendly page"),
+    ("analytics", "Analytics"),
+    ("google_tag_manager", "Google Tag Manager"),
+    ("meta_pixel", "Meta pixel"),
+    ("tiktok_pixel", "TikTok pixel"),
+    ("contact_form", "Contact form"),
+    ("online_booking", "Online booking"),
+    ("ecommerce", "Online shop"),
+    ("online_payment", "Online payment"),
+    ("chat_widget", "Chat widget"),
+    ("facebook_link", "Facebook page"),
+    ("messaging_link", "Messaging link"),
+    ("own_domain_email", "E-mail on own domain"),
+    ("facebook_only", "Facebook-only presence"),
+)
+#: Absences worth saying out loud: each is a gap the team can sell against.
+KEY_GAPS: tuple[str, ...] = ("https", "analytics", "contact_form", "online_booking")
+
+_WIDTH = 88
+_LABEL = 11
+
+
+def band_name(score: int, bands: dict[str, int] | None = None) -> str:
+    """The rubric band ("High", "Medium", "Low") a fit score falls in."""
+    for name, floor in sorted((bands or DEFAULT_BANDS).items(), key=lambda item: -item[1]):
+        if score >= floor:
+            return name.capitalize()
+    return "Low"
+
+
+def render_report(data: dict[str, Any], fmt: str, bands: dict[str, int] | None = None
+                  ) -> str:
     """``data`` (an evaluation as JSON data) as a ``text`` or ``markdown`` report."""
     if fmt == "markdown":
-        return markdown_report(data)
-    return text_report(data)
+        return markdown_report(data, bands)
+    return text_report(data, bands)
 
 
-def text_report(data: dict[str, Any]) -> str:
-    """A plain-text report for a terminal."""
-    return "\n".join(f"{key}: {data.get(key)}" for key in (
-        "business_name", "business_type", "fit_score", "primary_service", "reasoning",
-        "outreach_angle"))
+# -- what both formats say ---------------------------------------------------------------
 
 
-def markdown_report(data: dict[str, Any]) -> str:
+def _signals(data: dict[str, Any]) -> dict[str, Any]:
+    signals = data.get("signals")
+    return signals if isinstance(signals, dict) else {}
+
+
+def _evidence(data: dict[str, Any], name: str) -> str:
+    evidence = _signals(data).get("evidence") or {}
+    return str(evidence.get(name) or "")
+
+
+def location(data: dict[str, Any]) -> str:
+    """Where the business is, as the page states it (its street address), else ''."""
+    facts = data.get("location")
+    if isinstance(facts, dict):
+        parts = [facts.get(k) for k in ("address", "city", "country")]
+        text = ", ".join(str(p) for p in parts if p)
+        if text:
+            return text
+    return _evidence(data, "address")
+
+
+def found_signals(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, evidence) for every key signal the site has."""
+    signals = _signals(data)
+    return [(label, _evidence(data, name)) for name, label in KEY_SIGNALS
+            if signals.get(name) is True]
+
+
+def missing_signals(data: dict[str, Any]) -> list[str]:
+    """Labels of the key gaps: signals the site lacks (unknown ones are not gaps)."""
+    signals = _signals(data)
+    unknown = set(signals.get("unknown") or [])
+    labels = dict(KEY_SIGNALS)
+    return [labels[name] for name in KEY_GAPS
+            if signals.get(name) is False and name not in unknown]
+
+
+def contacts(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """(kind, value) for phones, e-mails and social / messaging links."""
+    signals = _signals(data)
+    rows = [("Phone", str(p)) for p in signals.get("phones") or []]
+    rows += [("E-mail", str(e)) for e in signals.get("emails") or []]
+    social = signals.get("social") or {}
+    if isinstance(social, dict):
+        rows += [(str(kind).capitalize(), str(url)) for kind, url in social.items()]
+    return rows
+
+
+def sources(data: dict[str, Any]) -> list[str]:
+    """The knowledge passages the evaluation was given, as ``file > heading``."""
+    out = []
+    for source in data.get("sources") or []:
+        heading = source.get("heading")
+        out.append(str(source.get("path")) + (f" > {heading}" if heading else ""))
+    return out
+
+
+def maturity(data: dict[str, Any]) -> list[tuple[str, int, list[str]]]:
+    """(layer, score, gaps) of the digital-maturity layers, in the framework's order."""
+    layers = data.get("digital_maturity") or {}
+    return [(str(name), int(layer.get("score") or 0), [_gap(g) for g in layer.get("gaps") or []])
+            for name, layer in layers.items() if isinstance(layer, dict)]
+
+
+def _gap(name: Any) -> str:
+    """A rule's gap name in words: ``contact_form`` -> "contact form", and a gap that
+    is a signal's presence (``not:facebook_only``) -> "is facebook only"."""
+    text = str(name)
+    prefix = "is " if text.startswith("not:") else ""
+    return prefix + text.removeprefix("not:").replace("_", " ")
+
+
+def provenance(data: dict[str, Any]) -> str:
+    """Who judged, with what, at what cost."""
+    provider, model = data.get("provider", "?"), data.get("model", "?")
+    rag = "with advisory context (RAG)" if data.get("rag") else "without advisory context"
+    line = f"Evaluated by {provider} ({model}) {rag}"
+    if data.get("cached"):
+        line += ", answered from the response cache"
+    cost = data.get("cost_usd")
+    if provider != "heuristic" and isinstance(cost, int | float):
+        line += f", cost ${cost:.4f}"
+    return line + "."
+
+
+# -- text --------------------------------------------------------------------------------
+
+
+def _field(label: str, value: str) -> list[str]:
+    """``label  value`` with the value wrapped under itself."""
+    lines = textwrap.wrap(value, _WIDTH - _LABEL - 2) or [""]
+    return [f"{label:<{_LABEL}}  {lines[0]}",
+            *(f"{'':<{_LABEL}}  {line}" for line in lines[1:])]
+
+
+def _bar(score: int) -> str:
+    filled = max(0, min(10, round(score / 10)))
+    return "#" * filled + "." * (10 - filled)
+
+
+def text_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> str:
+    """A plain-text report for a terminal (no markup, no JSON)."""
+    score = int(data.get("fit_score") or 0)
+    lines = [f"{data.get('business_name', '?')}  ({data.get('business_type', '?')})"]
+    if data.get("url"):
+        lines.append(str(data["url"]))
+    lines.append("")
+    lines += _field("Location", location(data) or "not stated on the site")
+    lines += _field("Fit score", f"{score}/100 ({band_name(score, bands)})")
+    lines += _field("Pitch", str(data.get("primary_service", "")))
+    if data.get("angle"):
+        lines += _field("Angle", str(data["angle"]))
+    lines += _field("Outreach", str(data.get("outreach_angle", "")))
+    lines += ["", "Why", *_indent(textwrap.wrap(str(data.get("reasoning", "")), _WIDTH - 2))]
+    found, missing = found_signals(data), missing_signals(data)
+    if found or missing:
+        lines += ["", "What the site shows"]
+        lines += [f"  + {label}" + (f": {_short(evidence, _WIDTH - len(label) - 6)}"
+                                     if evidence else "")
+                  for label, evidence in found]
+        lines += [f"  - no {label.lower()}" for label in missing]
+    if contacts(data):
+        lines += ["", "Contacts", *(f"  {kind:<10} {value}" for kind, value in contacts(data))]
+    if maturity(data):
+        lines += ["", "Digital maturity"]
+        lines += [f"  {name:<16} {score_:>3}  {_bar(score_)}"
+                  + (f"  missing: {', '.join(gaps)}" if gaps else "")
+                  for name, score_, gaps in maturity(data)]
+    if data.get("excluded_services"):
+        lines += ["", "Never pitch: " + ", ".join(data["excluded_services"])]
+    if sources(data):
+        lines += ["", "Knowledge used", *(f"  {s}" for s in sources(data))]
+    if data.get("warnings"):
+        lines += ["", "Warnings", *(f"  ! {w}" for w in data["warnings"])]
+    if data.get("error"):
+        lines += ["", f"Error: {data['error']}"]
+    lines += ["", provenance(data)]
+    return "\n".join(lines)
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return [f"  {line}" for line in lines]
+
+
+def _short(text: str, limit: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- markdown ----------------------------------------------------------------------------
+
+
+def _md(text: Any) -> str:
+    """Text from a website, made inert in markdown: no tables broken, no links, HTML or
+    emphasis smuggled in by the page. A bare web address becomes an autolink."""
+    out = " ".join(str(text).split())
+    if _URL.fullmatch(out):
+        return f"<{out}>"
+    for char in "\\`*_[]<|":
+        out = out.replace(char, "\\" + char)
+    return out
+
+
+_URL = re.compile(r"https?://[^\s<>`|]+")
+
+
+def markdown_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> str:
     """A one-page markdown lead brief."""
-    return text_report(data)
+    score = int(data.get("fit_score") or 0)
+    where = location(data)
+    lines = [f"# {_md(data.get('business_name', '?'))}", "",
+             f"**{_md(data.get('business_type', '?'))}**"
+             + (f" · {_md(where)}" if where else " · location not stated on the site")
+             + (f" · <{data['url']}>" if data.get("url") else ""), "",
+             "| Fit score | Pitch | Angle |", "|---|---|---|",
+             f"| **{score}**/100 ({band_name(score, bands)}) | "
+             f"{_md(data.get('primary_service', ''))} | {_md(data.get('angle') or '-')} |",
+             "", f"**Why:** {_md(data.get('reasoning', ''))}", "",
+             f"**Outreach angle:** {_md(data.get('outreach_angle', ''))}"]
+    found, missing = found_signals(data), missing_signals(data)
+    if found or missing:
+        lines += ["", "## What the site shows", ""]
+        lines += [f"- {label}" + (f": {_md(_short(evidence))}" if evidence else "")
+                  for label, evidence in found]
+        lines += [f"- No {label.lower()}" for label in missing]
+    if contacts(data):
+        lines += ["", "## Contacts", "", *(f"- {kind}: {_md(value)}"
+                                         for kind, value in contacts(data))]
+    if maturity(data):
+        lines += ["", "## Digital maturity", "", "| Layer | Score | Missing |", "|---|---|---|"]
+        lines += [f"| {name} | {score_} | {', '.join(gaps) or '-'} |"
+                  for name, score_, gaps in maturity(data)]
+    if data.get("excluded_services"):
+        lines += ["", "**Never pitch:** " + ", ".join(_md(s) for s in data["excluded_services"])]
+    if sources(data):
+        lines += ["", "## Knowledge used", ""]
+        lines += [f"- `{s.get('path')}`" + (f" > {_md(s['heading'])}" if s.get("heading") else "")
+                  for s in data.get("sources") or []]
+    if data.get("warnings"):
+        lines += ["", "## Warnings", "", *(f"- {_md(w)}" for w in data["warnings"])]
+    lines += ["", f"_{provenance(data)}_", ""]
+    return "\n".join(lines)

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 FAKE_MODEL = "fake-model"
-"""The single model id listed by ``GET /v1/models``."""
+"""The model id ``GET /v1/models`` lists unless :attr:`FakeOpenAI.models` is changed."""
 
 EMBEDDING_DIM = 8
 """Dimension of the vectors returned by ``POST /v1/embeddings``."""
@@ -63,6 +63,8 @@ class Reply:
     prompt_tokens: int = 100
     completion_tokens: int = 50
     model: str | None = None
+    finish_reason: str = "stop"
+    reasoning_tokens: int | None = None
 
     @classmethod
     def content(
@@ -73,11 +75,15 @@ class Reply:
         completion_tokens: int = 50,
         model: str | None = None,
         delay: float = 0.0,
+        finish_reason: str = "stop",
+        reasoning_tokens: int | None = None,
     ) -> Reply:
         """A 200 chat.completion whose single assistant message is ``text``.
 
         ``model`` defaults to the model named in the request; ``delay`` sleeps (in
-        seconds) before answering.
+        seconds) before answering. ``finish_reason`` is the choice's (``"length"`` for an
+        answer cut at max_completion_tokens); ``reasoning_tokens``, when given, is
+        reported as ``usage.completion_tokens_details.reasoning_tokens``.
         """
         return cls(
             text=text,
@@ -85,7 +91,14 @@ class Reply:
             completion_tokens=completion_tokens,
             model=model,
             delay=delay,
+            finish_reason=finish_reason,
+            reasoning_tokens=reasoning_tokens,
         )
+
+    @classmethod
+    def cut(cls, text: str = '{"business_name": "Smi', **kw: Any) -> Reply:
+        """An answer cut short at max_completion_tokens: ``finish_reason`` ``"length"``."""
+        return cls.content(text, finish_reason="length", **kw)
 
     @classmethod
     def json(cls, obj: Any, **kw: Any) -> Reply:
@@ -122,6 +135,13 @@ class Reply:
         if self.error_body is not None:
             return self.status, dict(self.headers), self.error_body
         req_model = request_json.get("model") if isinstance(request_json, dict) else None
+        usage: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+        if self.reasoning_tokens is not None:
+            usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
         body = {
             "id": f"chatcmpl-fake{seq}",
             "object": "chat.completion",
@@ -132,14 +152,10 @@ class Reply:
                     "index": 0,
                     "message": {"role": "assistant", "content": self.text, "refusal": None},
                     "logprobs": None,
-                    "finish_reason": "stop",
+                    "finish_reason": self.finish_reason,
                 }
             ],
-            "usage": {
-                "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens,
-                "total_tokens": self.prompt_tokens + self.completion_tokens,
-            },
+            "usage": usage,
             "system_fingerprint": None,
         }
         return self.status, dict(self.headers), body
@@ -249,13 +265,18 @@ class FakeOpenAI:
     """Speaks enough of the OpenAI chat-completions protocol for the real ``openai`` SDK.
 
     Endpoints: ``POST /v1/chat/completions`` (scripted via :meth:`queue` / :attr:`default`),
-    ``GET /v1/models`` and ``POST /v1/embeddings`` (deterministic, dimension 8).
+    ``GET /v1/models`` (the ids in :attr:`models`, or :attr:`models_error` when set) and
+    ``POST /v1/embeddings`` (deterministic, dimension 8).
     Every request is recorded in :attr:`requests` before it is answered.
     """
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.default: Reply | None = None
+        #: The model ids ``GET /v1/models`` lists.
+        self.models: list[str] = [FAKE_MODEL]
+        #: An error reply (:meth:`Reply.error`) for ``GET /v1/models`` instead of the list.
+        self.models_error: Reply | None = None
         self._pending: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -368,8 +389,13 @@ class FakeOpenAI:
             status, headers, out = reply.render(body, seq)
             handler.send_json(status, out, {**rid, **headers})
         elif path == "/v1/models" and handler.command == "GET":
-            model = {"id": FAKE_MODEL, "object": "model", "created": 0, "owned_by": "fake"}
-            handler.send_json(200, {"object": "list", "data": [model]}, rid)
+            if self.models_error is not None:
+                status, headers, out = self.models_error.render(body, seq)
+                handler.send_json(status, out, {**rid, **headers})
+                return
+            models = [{"id": model_id, "object": "model", "created": 0, "owned_by": "fake"}
+                      for model_id in self.models]
+            handler.send_json(200, {"object": "list", "data": models}, rid)
         elif path == "/v1/embeddings" and handler.command == "POST":
             handler.send_json(200, self._embeddings(body), rid)
         else:

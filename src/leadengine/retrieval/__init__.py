@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
 from leadengine.errors import ConfigError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from leadengine.knowledge import KnowledgeBase
 
 
@@ -37,6 +37,8 @@ def best_indices(scores: np.ndarray, limit: int, floor: float, strict: bool = Tr
                  ) -> list[int]:
     """Indices of the best ``limit`` scores above ``floor`` (at or above it when
     ``strict`` is False), best first, ties in index order (a stable sort)."""
+    import numpy as np  # here, not at import: the CLI starts without numpy
+
     if limit < 0:
         raise ValueError("limit must be >= 0")
     order = np.argsort(-scores, kind="stable")[:limit]

@@ -21,7 +21,7 @@ import numpy as np
 from leadengine.retrieval import Hit, best_indices
 from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.passages import Passage
-from leadengine.retrieval.tokenize import TOKENIZER_VERSION, segmenter_name, tokenize
+from leadengine.retrieval.tokenize import TOKENIZER_VERSION, segmenter_name, tokenize, words
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)
 
@@ -79,7 +79,9 @@ class BM25Retriever:
                 for i in best_indices(scores, limit, floor=0.0)]
 
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
-        """Each matched term's contribution to ``hit``'s score."""
+        """Each matched term's contribution to ``hit``'s score (``terms``), and the same
+        summed per query word (``words``: a Thai run counts as one word, with how many
+        of its character pieces matched)."""
         index = next(p.index for p in self.passages
                      if (p.path, p.heading, p.text) == (hit.path, hit.heading, hit.text))
         contributions = {}
@@ -88,4 +90,11 @@ class BM25Retriever:
             if value > 0:
                 contributions[term] = round(value, 4)
         ranked = dict(sorted(contributions.items(), key=lambda kv: -kv[1]))
-        return {"method": "bm25", "terms": ranked}
+        by_word: dict[str, dict[str, Any]] = {}
+        for word, tokens in words(query):
+            matched = [t for t in dict.fromkeys(tokens) if t in contributions]
+            if matched and word not in by_word:
+                by_word[word] = {"score": round(sum(contributions[t] for t in matched), 4),
+                                 "matched": len(matched), "pieces": len(set(tokens))}
+        return {"method": "bm25", "terms": ranked,
+                "words": dict(sorted(by_word.items(), key=lambda kv: -kv[1]["score"]))}

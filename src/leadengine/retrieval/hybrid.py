@@ -109,6 +109,7 @@ class HybridRetriever:
                      if (p.path, p.heading, p.text) == (hit.path, hit.heading, hit.text))
         return {"method": "hybrid", "k": self.k, "bm25_rank": lexical.get(index),
                 "semantic_rank": dense.get(index), "weights": self.weights(query),
-                "bm25": self.bm25.explain(query, hit)["terms"],
+                "bm25": (lexical_why := self.bm25.explain(query, hit))["terms"],
+                "words": lexical_why["words"],
                 "cosine": round(float(self.semantic.scores(query)[index]), 4)
                 if dense else None}

@@ -9,6 +9,8 @@ passages, and an unreadable cache file is ignored and rewritten.
 from __future__ import annotations
 
 import hashlib
+import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,9 @@ from leadengine.retrieval import Hit, best_indices
 from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.embed import Embedder
 from leadengine.retrieval.passages import Passage
+
+#: Progress of slow one-off work; the CLI shows these records on stderr.
+status = logging.getLogger("leadengine.status")
 
 #: Passages less similar than this to the query are not relevant (e5 cosine scale).
 MIN_SIMILARITY = 0.80
@@ -40,7 +45,14 @@ class SemanticRetriever:
         known = self._load()
         missing = [i for i, h in enumerate(hashes) if h not in known]
         if missing:
+            # The first run embeds every passage (seconds with the bundled model); say so
+            # instead of pausing silently. Later runs read the cache and embed nothing.
+            started = time.monotonic()
+            status.info("building the semantic index: embedding %d knowledge passages "
+                        "with %s (first run only)...", len(missing), self.embedder.name)
             vectors = self.embedder.embed_passages([self.passages[i].text for i in missing])
+            status.info("semantic index ready (%.1fs, cached for next time)",
+                        time.monotonic() - started)
             for i, vector in zip(missing, vectors, strict=True):
                 known[hashes[i]] = np.asarray(vector, dtype=np.float32)
             self._save(known)

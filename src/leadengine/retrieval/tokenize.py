@@ -75,6 +75,21 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+def words(text: str) -> list[tuple[str, list[str]]]:
+    """The words of ``text`` as a person sees them (a Latin word, or a whole run of
+    Thai/Burmese/CJK), each with the tokens :func:`tokenize` makes of it; stop words
+    are left out. Explanations report matches per word, not per character bigram."""
+    out: list[tuple[str, list[str]]] = []
+    for match in _TOKEN.finditer(text.lower()):
+        word = match.group("latin")
+        if word is not None:
+            if word not in STOP_WORDS:
+                out.append((word, [_stem(word)]))
+        else:
+            out.append((match.group("seg"), segment(match.group("seg"))))
+    return out
+
+
 def segment(run: str) -> list[str]:
     """Split a run of Thai/Burmese/CJK text into word-like tokens."""
     if segmenter_name() == "icu":

@@ -23,6 +23,7 @@ from leadengine.web.extract import (
 from leadengine.web.facts import detect_language
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
 from leadengine.web.injection import find_injections, strip_injections
+from leadengine.web.phones import normalise_phones, site_region
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, markup_signals, merge_signals, text_signals
 
@@ -184,21 +185,35 @@ def site_from_page(page: Page, settings: Settings | None = None) -> Site:
 def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) -> Site:
     """Merge the pages read into one site: content in page order, signals merged."""
     signals = merge_signals([part.signals for part in parts])
+    home = parts[0]
     text, injections = strip_injections(
         page_content([part.extracted for part in parts], settings.max_content_chars))
     # Hidden text (display:none) never reaches the evaluator, but is reported too.
     for part in parts:
         injections += find_injections("\n".join(part.nodes))
+    language = detect_language(text, home.html_lang)
+    canonical_phones(signals, home.page.final_url, language)
     content = text + "\n\n" + signals_block(signals)
     info = tuple({"url": p.page.final_url, "title": p.extracted.title,
                   "chars": len(p.page.html),
                   "language": detect_language(p.extracted.text, p.html_lang),
                   "truncated": p.page.truncated} for p in parts)
-    home = parts[0]
     return Site(page=home.page, extracted=home.extracted, signals=signals, content=content,
                 text=text, pages=tuple(p.page.final_url for p in parts),
-                failed_pages=tuple(failed), language=detect_language(text, home.html_lang),
+                failed_pages=tuple(failed), language=language,
                 page_info=info, injections=tuple(dict.fromkeys(injections)))
+
+
+def canonical_phones(signals: Signals, url: str, language: str) -> None:
+    """The site's phones in E.164, de-duplicated, read in the site's country; the
+    strings as the site wrote them stay in the evidence."""
+    region = site_region(url, language, signals.address,
+                         str(signals.business.get("country") or ""), signals.phones)
+    signals.phones, written = normalise_phones(signals.phones, region)
+    signals.flags["phone"] = bool(signals.phones)
+    signals.evidence.pop("phone", None)
+    if written:
+        signals.evidence["phone"] = ", ".join(written[:3])[:200]
 
 
 def _html_lang(tree: lxml.html.HtmlElement) -> str:

@@ -1,0 +1,107 @@
+"""Phone numbers as one canonical form: E.164 (``+6625550147``), with the phonenumbers
+library (Google's libphonenumber metadata), so "+66 2 555 0147", "02-555-0147" and
+"๐๒ ๕๕๕ ๐๑๔๗" are one number, not three.
+
+A number written without its country code is read in the site's country. That
+country is taken from the strongest evidence the site gives: its JSON-LD address,
+its country-code domain, the country codes of the numbers it does write in full,
+its language, then the place names in its address. With no evidence, the team's
+markets (Thailand, Myanmar) are tried in turn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import phonenumbers
+
+#: Tried in order when nothing on the site says where it is: the team's markets.
+FALLBACK_REGIONS = ("TH", "MM")
+#: Country names (as JSON-LD and addresses write them) -> ISO region.
+COUNTRIES = {"thailand": "TH", "ประเทศไทย": "TH", "myanmar": "MM", "burma": "MM",
+             "မြန်မာ": "MM", "singapore": "SG", "malaysia": "MY", "vietnam": "VN",
+             "viet nam": "VN", "cambodia": "KH", "laos": "LA", "indonesia": "ID",
+             "philippines": "PH", "india": "IN", "japan": "JP", "korea": "KR",
+             "united kingdom": "GB", "australia": "AU", "united states": "US"}
+#: Cities of the team's markets, which addresses often give without the country.
+CITIES = {"bangkok": "TH", "กรุงเทพ": "TH", "yangon": "MM", "ရန်ကုန်": "MM",
+          "mandalay": "MM", "မန္တလေး": "MM"}
+#: Page languages that name one country.
+LANGUAGES = {"th": "TH", "my": "MM"}
+#: ccTLDs that are not the ISO code.
+_TLD_REGIONS = {"uk": "GB"}
+#: ccTLDs sold worldwide as generic names: they say nothing about the country.
+_GENERIC_TLDS = frozenset({"co", "io", "ai", "me", "tv", "cc", "ly", "fm", "gg", "to", "ws",
+                           "sh", "so", "vc", "la", "nu", "tk", "ms", "im", "is", "it", "gl"})
+_COUNTRY_WORDS = re.compile("|".join(map(re.escape, sorted({*COUNTRIES, *CITIES},
+                                                             key=len, reverse=True))), re.I)
+
+
+def site_region(url: str, language: str = "", address: str = "",
+                address_country: str = "", phones: Iterable[str] = ()) -> str | None:
+    """The ISO region a site's local phone numbers are written in, or None."""
+    country = COUNTRIES.get(address_country.strip().lower()) or (
+        address_country.upper() if len(address_country.strip()) == 2 else None)
+    if country:
+        return country
+    host = urlsplit(url).hostname or ""
+    tld = host.rsplit(".", 1)[-1].lower() if "." in host else ""
+    if len(tld) == 2 and tld.isalpha() and tld not in _GENERIC_TLDS:
+        region = _TLD_REGIONS.get(tld, tld.upper())
+        if region in phonenumbers.SUPPORTED_REGIONS:
+            return region
+    codes = Counter(_region_of_international(p) for p in phones if p.strip().startswith("+"))
+    codes.pop(None, None)
+    if codes:
+        return codes.most_common(1)[0][0]
+    if language in LANGUAGES:
+        return LANGUAGES[language]
+    match = _COUNTRY_WORDS.search(address)
+    if match:
+        word = match.group(0).lower()
+        return COUNTRIES.get(word) or CITIES.get(word)
+    return None
+
+
+def _region_of_international(raw: str) -> str | None:
+    try:
+        number = phonenumbers.parse(raw, None)
+    except phonenumbers.NumberParseException:
+        return None
+    region = phonenumbers.region_code_for_number(number)
+    return region if region and region != "ZZ" else None
+
+
+def to_e164(raw: str, region: str | None) -> str | None:
+    """``raw`` in E.164, read in ``region`` when it has no country code (else in each
+    fallback region until one is valid); None when it is not a phone number."""
+    regions = [region] if region else list(FALLBACK_REGIONS)
+    for candidate in regions:
+        try:
+            number = phonenumbers.parse(raw, candidate)
+        except phonenumbers.NumberParseException:
+            continue
+        valid = phonenumbers.is_valid_number(number)
+        if valid or (region and phonenumbers.is_possible_number(number)):
+            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    return None
+
+
+def normalise_phones(raw: Iterable[str], region: str | None) -> tuple[list[str], list[str]]:
+    """(the numbers, de-duplicated in first-seen order; the raw strings they came from,
+    one per number). Each number is in E.164; one that cannot be read as a number of the
+    site's country (the country unknown, and not one of the fallbacks) is kept as the
+    site wrote it rather than lost, since a salesperson can still dial it. With a known
+    country, strings that are not possible numbers there are left out."""
+    numbers: dict[str, str] = {}
+    for text in raw:
+        written = " ".join(text.split())
+        number = to_e164(written, region)
+        if number is None and region is None and sum(c.isdigit() for c in written) >= 7:
+            number = written
+        if number is not None and number not in numbers:
+            numbers[number] = written
+    return list(numbers), list(numbers.values())
