@@ -1,28 +1,38 @@
 """Many URLs: read the input as a stream, evaluate concurrently, commit each result.
 
 Input is a text file of URLs (one per line, ``#`` comments allowed) or a CSV with a
-``url`` (or ``website``) column; every other CSV column passes through to the
-output. Rows are normalised and de-duplicated; a row without a valid URL is
-recorded as an error, never dropped. Rows already done under the same
-knowledge-base version, provider and model are skipped, so re-running an
-interrupted batch resumes it; failed rows are retried with ``retry_failed``.
+``url`` (or ``website``) column, separated by commas, semicolons or tabs; every other
+CSV column passes through to the output. ``-`` reads standard input, and a pipe works
+as well as a file. A row may also name a saved HTML file or a folder (its index.html).
+Rows are normalised and de-duplicated; a row without a valid URL is recorded as an
+error, never dropped. Rows already done under the same knowledge-base version,
+provider and model are skipped, so re-running an interrupted batch resumes it; failed
+rows are retried with ``retry_failed``. Each run keeps its own counters in the store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
+import io
+import itertools
+import os
+import re
+import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import IO
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
 from leadengine.config import Settings
-from leadengine.errors import ConfigError, FetchError, LeadEngineError
+from leadengine.errors import ConfigError, FetchError, LeadEngineError, QuotaExhausted
 from leadengine.evaluators import make_evaluator
 from leadengine.knowledge import KnowledgeBase
 from leadengine.pipeline import evaluate_site
@@ -32,6 +42,16 @@ from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import load_site
 
 URL_COLUMNS = ("url", "website", "site", "homepage")
+#: Separators a CSV may use, in order of preference when the header has as many of each.
+DELIMITERS = (",", ";", "\t")
+#: Reads standard input instead of a file.
+STDIN = "-"
+#: Seconds between two writes of a run's skip counters while the input is read.
+_SKIPS_EVERY = 2.0
+#: What the summary shows of a failure reason.
+_REASON_CHARS = 100
+#: The location an error message starts with (a URL or a file path, then ": ").
+_LOCATION = re.compile(r"^(?:[a-z][\w+.-]*://\S*|[/~.]\S*): ", re.I)
 
 
 @dataclass(frozen=True)
@@ -51,81 +71,213 @@ class Summary:
     total: int = 0
     done: int = 0
     failed: int = 0
-    skipped: int = 0
+    #: Rows skipped because they are stored as evaluated.
+    skipped_done: int = 0
+    #: Rows skipped because they are stored as failed (``retry_failed`` retries them).
+    skipped_failed: int = 0
     duplicates: int = 0
     tokens: int = 0
     cost_usd: float = 0.0
     #: Pages taken from stored snapshots instead of fetched (``max_age``).
     reused_pages: int = 0
+    #: Failures of this run by reason (the message without its URL).
+    reasons: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
+
+    @property
+    def skipped(self) -> int:
+        """Rows not attempted because a result is stored."""
+        return self.skipped_done + self.skipped_failed
 
     @property
     def handled(self) -> int:
         """Rows finished one way or another."""
         return self.done + self.failed + self.skipped + self.duplicates
 
+    def skips(self) -> dict[str, int]:
+        """The skip counters, as the store keeps them."""
+        return {"skipped_done": self.skipped_done, "skipped_failed": self.skipped_failed,
+                "duplicates": self.duplicates}
+
+    def fail(self, reason: str) -> None:
+        self.failed += 1
+        self.reasons[reason] += 1
+
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
+        retry = (f"{self.skipped_failed} previously failed (use --retry-failed), "
+                 if self.skipped_failed else "")
         return (f"run {self.run_id}: {self.done} evaluated, {self.failed} failed, "
-                f"{self.skipped} already done, {self.duplicates} duplicates, "
+                f"{self.skipped_done} already done, {retry}{self.duplicates} duplicates, "
                 f"{self.reused_pages} pages from snapshots; "
                 f"{elapsed:.1f}s, {self.tokens} tokens, ${self.cost_usd:.4f}")
 
+    def failure_lines(self, top: int = 5) -> list[str]:
+        """The most common failure reasons with their counts, most common first."""
+        if not self.reasons:
+            return []
+        lines = [f"{count:>6}  {_shorten(reason)}"
+                 for reason, count in self.reasons.most_common(top)]
+        others = self.failed - sum(count for _, count in self.reasons.most_common(top))
+        if others:
+            lines.append(f"{others:>6}  (other reasons)")
+        return ["failures by reason:", *lines]
 
-def read_rows(path: Path) -> Iterator[Row]:
-    """The input's rows, one at a time (a file of any length is never held in memory)."""
+
+def failure_reason(error: str, where: str = "") -> str:
+    """The reason of a failure message, without the URL or file it names, so that the
+    same failure on many sites groups together ("HTTP 404 Not Found")."""
+    if where and error.startswith(f"{where}: "):
+        reason = error[len(where) + 2:]
+    else:
+        reason = _LOCATION.sub("", error, count=1)
+    return reason.strip() or error
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= _REASON_CHARS else text[:_REASON_CHARS - 1] + "…"
+
+
+def read_rows(path: Path | str) -> Iterator[Row]:
+    """The input's rows, one at a time (a file of any length is never held in memory).
+    ``-`` is standard input; pipes and process substitution are read once, in order."""
+    with _open_input(path) as handle:
+        try:
+            yield from _parse_rows(handle, path)
+        except UnicodeDecodeError:
+            raise ConfigError(f"{_input_name(path)}: not UTF-8 text (save the sheet as "
+                              "\"CSV UTF-8\")") from None
+
+
+def input_is_seekable(path: Path | str) -> bool:
+    """Whether the input can be read twice (a regular file; not stdin, not a pipe)."""
+    if str(path) == STDIN:
+        return False
     try:
-        handle = path.open(encoding="utf-8-sig", newline="")
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # reading it says what is wrong, with the usual message
+
+
+def _input_name(path: Path | str) -> str:
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
+@contextlib.contextmanager
+def _open_input(path: Path | str) -> Iterator[IO[str]]:
+    if str(path) == STDIN:
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:
+            yield sys.stdin
+            return
+        handle = io.TextIOWrapper(buffer, encoding="utf-8-sig", newline="")
+        try:
+            yield handle
+        finally:
+            handle.detach()  # stdin stays open for whoever owns it
+        return
+    try:
+        opened = Path(path).open(encoding="utf-8-sig", newline="")  # noqa: SIM115 (closed below)
     except FileNotFoundError:
         raise ConfigError(f"input file not found: {path}") from None
-    with handle:
-        first = handle.readline()
-        handle.seek(0)
-        header = [c.strip().lower() for c in next(csv.reader([first]), [])]
-        column = next((c for c in URL_COLUMNS if c in header), None)
-        if column is None and path.suffix.lower() == ".csv":
-            raise ConfigError(f"{path}: no url column (expected one of: "
-                              f"{', '.join(URL_COLUMNS)})")
-        if column is None:
-            for index, line in enumerate(handle, 1):
-                text = line.strip()
-                if text and not text.startswith("#"):
-                    yield Row(index=index, raw=text, passthrough={})
-            return
-        reader = csv.DictReader(handle)
-        for index, record in enumerate(reader, 1):
-            original = {k: (v or "") for k, v in record.items() if k is not None}
-            url_key = next(k for k in original if k.strip().lower() == column)
-            raw = original.pop(url_key).strip()
-            yield Row(index=index, raw=raw, passthrough=original)
+    except IsADirectoryError:
+        raise ConfigError(f"{path} is a folder: give a CSV or text file of URLs "
+                          "(a folder of HTML belongs on a row of its own)") from None
+    with opened:
+        yield opened
+
+
+def _parse_rows(handle: IO[str], path: Path | str) -> Iterator[Row]:
+    # Only the first line is looked at ahead, and given back through chain(): a pipe
+    # cannot seek back to the start.
+    first = handle.readline()
+    lines = itertools.chain([first], handle)
+    delimiter = sniff_delimiter(first)
+    header = [c.strip().lower() for c in next(csv.reader([first], delimiter=delimiter), [])]
+    column = next((c for c in URL_COLUMNS if c in header), None)
+    if column is None and Path(str(path)).suffix.lower() in (".csv", ".tsv"):
+        raise ConfigError(f"{path}: no url column (expected one of: "
+                          f"{', '.join(URL_COLUMNS)})")
+    if column is None:
+        for index, line in enumerate(lines, 1):
+            text = line.strip()
+            if text and not text.startswith("#"):
+                yield Row(index=index, raw=text, passthrough={})
+        return
+    reader = csv.DictReader(lines, delimiter=delimiter)
+    for index, record in enumerate(reader, 1):
+        original = {k: (v or "") for k, v in record.items() if k is not None}
+        url_key = next(k for k in original if k.strip().lower() == column)
+        raw = original.pop(url_key).strip()
+        yield Row(index=index, raw=raw, passthrough=original)
+
+
+def sniff_delimiter(header: str) -> str:
+    """The separator of a CSV header line: the most frequent of :data:`DELIMITERS`
+    outside quotes (a comma when there is none: a one-column file)."""
+    counts = dict.fromkeys(DELIMITERS, 0)
+    quoted = False
+    for char in header:
+        if char == '"':
+            quoted = not quoted
+        elif not quoted and char in counts:
+            counts[char] += 1
+    best = max(DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] else ","
 
 
 def normalise_url(raw: str) -> str:
-    """The canonical form used for de-duplication and storage (http(s) only)."""
-    url = normalise_target(raw) if raw else ""
+    """The canonical form used for de-duplication, storage and ``show``: http(s) with
+    the host in lower case and at least a "/" path, or file:// for a local file (a
+    folder stands for its index.html). Accepts what ``evaluate`` accepts."""
+    url = normalise_target(raw) if raw.strip() else ""
+    if url.startswith("file:"):
+        return _file_key(url)
     if not url.lower().startswith(("http://", "https://")):
         raise FetchError(raw or "(empty)", "not a web address (expected http(s) URL or "
                                            "domain)")
     parts = urlsplit(url)
     path = parts.path or "/"
-    netloc = (parts.hostname or "").lower() + (f":{parts.port}" if parts.port else "")
-    return f"{parts.scheme}://{netloc}{path}" + (f"?{parts.query}" if parts.query else "")
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
+    try:
+        port = parts.port
+    except ValueError:
+        raise FetchError(raw, "not a valid URL (the port is not a number from 0 to "
+                              "65535)") from None
+    netloc = host + (f":{port}" if port else "")
+    return (f"{parts.scheme.lower()}://{netloc}{path}"
+            + (f"?{parts.query}" if parts.query else ""))
 
 
-async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
-                    retry_failed: bool = False, concurrency: int = 16, per_host: int = 2,
-                    log_every: float = 5.0,
+def _file_key(url: str) -> str:
+    path = Path(unquote(urlsplit(url).path)).resolve()
+    if path.is_dir() and (path / "index.html").is_file():
+        path = path / "index.html"
+    return path.as_uri()
+
+
+async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBase,
+                    store: Store, retry_failed: bool = False, concurrency: int = 16,
+                    per_host: int = 2, log_every: float = 5.0,
                     on_progress: Callable[[Summary], None] | None = None,
-                    max_age: float | None = None) -> Summary:
+                    max_age: float | None = None,
+                    rows: Iterable[Row] | None = None) -> Summary:
     """Evaluate every row of ``input_path`` and store each result as it completes.
     ``on_progress`` is called after every row (a progress bar); without it a plain
     progress line goes to stderr every ``log_every`` seconds. Every fetched page is kept
-    as a snapshot; with ``max_age`` (seconds) a snapshot that recent is reused."""
+    as a snapshot; with ``max_age`` (seconds) a snapshot that recent is reused. ``rows``:
+    the input already read (a pipe read once to count it); ``input_path`` then only
+    names the run. Cancelling the task marks the run ``interrupted``."""
+    source = iter(read_rows(input_path) if rows is None else rows)
+    # The first row is read before the run is recorded: a missing file or a CSV without
+    # a url column is an error, not an empty 'interrupted' run in the history.
+    first = list(itertools.islice(source, 1))
     snapshots = store.snapshots(max_age)
     evaluator = make_evaluator(settings, kb)
     provider, model = evaluator.name, evaluator.model
     summary = Summary()
-    summary.run_id = store.start_run(str(input_path), kb.version, provider, model)
+    summary.run_id = store.start_run(_input_name(input_path), kb.version, provider, model)
     queue: asyncio.Queue[tuple[Row, str] | None] = asyncio.Queue(maxsize=concurrency * 2)
     hosts: dict[str, asyncio.Semaphore] = {}
     host_next: dict[str, float] = {}
@@ -133,6 +285,7 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
     seen: set[str] = set()
     known = store.states(kb.version, provider, model)
     last_log = [time.monotonic()]
+    last_skips = [time.monotonic()]
 
     def log_progress() -> None:
         if on_progress is not None:
@@ -142,6 +295,19 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
             last_log[0] = time.monotonic()
             print(f"progress: {summary.line()}", file=sys.stderr, flush=True)
 
+    def skipped() -> None:
+        # Skips have no row of their own to count them with, so they are written now
+        # and then (and at the end); a killed run loses at most a few seconds of them.
+        if time.monotonic() - last_skips[0] >= _SKIPS_EVERY:
+            last_skips[0] = time.monotonic()
+            store.count_skips(summary.run_id, summary.skips())
+        log_progress()
+
+    def failed(row: Row, url: str, message: str, where: str) -> None:
+        store.save_error(summary.run_id, row.index, url, kb.version, provider, model,
+                         message, row.passthrough)
+        summary.fail(failure_reason(message, where))
+
     async def produce() -> None:
         try:
             await read_input()
@@ -150,51 +316,59 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
                 await queue.put(None)
 
     async def read_input() -> None:
-        for row in read_rows(input_path):
+        for row in itertools.chain(first, source):
             summary.total += 1
             try:
                 url = normalise_url(row.raw)
             except LeadEngineError as exc:
-                store.save_error(summary.run_id, row.index, row.raw or f"(row {row.index})",
-                                 kb.version, provider, model, str(exc), row.passthrough)
-                summary.failed += 1
+                failed(row, row.raw or f"(row {row.index})", str(exc),
+                       exc.url if isinstance(exc, FetchError) else row.raw)
                 log_progress()
                 continue
             if url in seen:
                 summary.duplicates += 1
-                log_progress()
+                skipped()
                 continue
             seen.add(url)
             state = known.get(url)
-            if state == "done" or (state == "failed" and not retry_failed):
-                summary.skipped += 1
-                log_progress()
+            if state == "done":
+                summary.skipped_done += 1
+                skipped()
+                continue
+            if state == "failed" and not retry_failed:
+                summary.skipped_failed += 1
+                skipped()
                 continue
             await queue.put((row, url))
+
+    async def polite(url: str) -> None:
+        """Sites on one host start at least ``host_delay`` apart."""
+        host = urlsplit(url).hostname or ""
+        async with host_locks.setdefault(host, asyncio.Lock()):
+            wait = host_next.get(host, 0.0) - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            host_next[host] = time.monotonic() + settings.host_delay
 
     async def work(client: httpx.AsyncClient, robots: RobotsPolicy) -> None:
         while (item := await queue.get()) is not None:
             row, url = item
-            host = urlsplit(url).hostname or ""
-            gate = hosts.setdefault(host, asyncio.Semaphore(per_host))
+            local = url.startswith("file:")
+            # Local files have no host to be polite to: they skip the per-host gate.
+            gate = (contextlib.nullcontext() if local else
+                    hosts.setdefault(urlsplit(url).hostname or "", asyncio.Semaphore(per_host)))
             try:
                 async with gate:
-                    # Politeness: sites on one host start at least host_delay apart.
-                    async with host_locks.setdefault(host, asyncio.Lock()):
-                        wait = host_next.get(host, 0.0) - time.monotonic()
-                        if wait > 0:
-                            await asyncio.sleep(wait)
-                        host_next[host] = time.monotonic() + settings.host_delay
+                    if not local:
+                        await polite(url)
                     site = await load_site(url, settings, client, snapshots, robots)
                     evaluation = await evaluate_site(site, kb, settings, evaluator)
+            except QuotaExhausted:
+                raise  # every later row would fail alike: stop, this row stays to do
             except LeadEngineError as exc:
-                store.save_error(summary.run_id, row.index, url, kb.version, provider, model,
-                                 str(exc), row.passthrough)
-                summary.failed += 1
+                failed(row, url, str(exc), exc.url if isinstance(exc, FetchError) else url)
             except Exception as exc:
-                store.save_error(summary.run_id, row.index, url, kb.version, provider, model,
-                                 f"unexpected {type(exc).__name__}: {exc}", row.passthrough)
-                summary.failed += 1
+                failed(row, url, f"unexpected {type(exc).__name__}: {exc}", url)
             else:
                 data = evaluation.model_dump(mode="json")
                 store.save_evaluation(summary.run_id, row.index, url, kb.version, data,
@@ -212,8 +386,8 @@ async def run_batch(input_path: Path, settings: Settings, kb: KnowledgeBase, sto
             await asyncio.gather(produce(), *(work(client, robots)
                                               for _ in range(concurrency)))
     except BaseException:
-        store.finish_run(summary.run_id, "interrupted")
+        store.finish_run(summary.run_id, "interrupted", summary.skips())
         raise
-    store.finish_run(summary.run_id, "done")
+    store.finish_run(summary.run_id, "done", summary.skips())
     summary.reused_pages = snapshots.reused
     return summary

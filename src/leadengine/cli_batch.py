@@ -2,7 +2,8 @@
 
 Added to the ``leadengine`` group by :mod:`leadengine.cli`; the same thin
 layer: parse options, call the library (:mod:`leadengine.batch`,
-:mod:`leadengine.store`, :mod:`leadengine.export`), print.
+:mod:`leadengine.store`, :mod:`leadengine.export`), print. Only click and the
+shared CLI helpers are imported up front, so ``leadengine --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ import json
 import os
 import sys
 import time
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
 from leadengine.cli_common import (
+    OFFLINE_NOTICE,
     _knowledge,
     _run,
     _settings,
@@ -26,9 +29,19 @@ from leadengine.cli_common import (
     llm_options,
     method_option,
 )
-from leadengine.config import Settings
-from leadengine.errors import LeadEngineError
-from leadengine.knowledge import KnowledgeBase
+from leadengine.errors import ConfigError, LeadEngineError
+
+if TYPE_CHECKING:
+    from leadengine.batch import Summary
+    from leadengine.config import Settings
+    from leadengine.knowledge import KnowledgeBase
+    from leadengine.store import Order, Store
+
+T = TypeVar("T")
+
+#: Said when a batch is stopped (Ctrl-C, SIGTERM): what was stored stays, and a rerun
+#: of the same command carries on from there.
+INTERRUPTED = "error: interrupted; run the same command again to resume"
 
 db_option = click.option(
     "--db", default=None,
@@ -36,10 +49,12 @@ db_option = click.option(
          "(default: $LEADENGINE_DB or ./leadengine.db).")
 
 
-def _store(db: str | None) -> Any:
+def _store(db: str | None, create: bool = True) -> Store:
+    """The results store; ``create=False`` for the commands that only read, so that a
+    mistyped --db is an error instead of a new empty database."""
     from leadengine.store import DEFAULT_DB, Store
 
-    return Store(db or os.environ.get("LEADENGINE_DB") or DEFAULT_DB)
+    return Store(db or os.environ.get("LEADENGINE_DB") or DEFAULT_DB, create=create)
 
 
 @click.command()
@@ -65,8 +80,10 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
           concurrency: int, per_host: int, host_delay: float | None, retry_failed: bool,
           max_age: float | None, allow_private: bool | None, ignore_robots: bool | None,
           max_pages: int | None) -> None:
-    """Evaluate every URL of INPUT (text file or CSV); results are stored as they complete,
-    so running the same command again resumes."""
+    """Evaluate every URL of INPUT: a CSV (comma, semicolon or tab separated) with a url
+    or website column, or a text file of URLs; `-` reads standard input. Rows may also
+    be saved HTML files or folders. Results are stored as they complete, so running the
+    same command again resumes."""
     from leadengine.batch import run_batch
 
     settings = _settings(provider=provider, model=model, temperature=temperature,
@@ -77,19 +94,71 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          host_delay=host_delay)
     store = _store(db)
     kb = _knowledge(settings)
+    if settings.provider is None and settings.resolve_provider().name == "heuristic":
+        click.echo(OFFLINE_NOTICE, err=True)
     if not sys.stderr.isatty():
-        summary = _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
-                                 concurrency=concurrency, per_host=per_host,
-                                 max_age=max_age))
+        summary = _run_interruptible(run_batch(
+            input_path, settings, kb, store, retry_failed=retry_failed,
+            concurrency=concurrency, per_host=per_host, max_age=max_age))
     else:
         summary = _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
                                          concurrency, per_host, max_age)
-    click.echo(f"{summary.line()}\nresults: {store.url}", err=True)
+    lines = [summary.line(), *summary.failure_lines(), f"results: {store.url}"]
+    click.echo("\n".join(lines), err=True)
+
+
+class _Terminated(Exception):
+    """SIGTERM stopped the batch."""
+
+
+def _run_interruptible(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a batch; Ctrl-C or SIGTERM cancels it (the run is then marked interrupted)
+    and ends the command with one line and the shell's usual exit code."""
+    try:
+        return _run(_cancel_on_sigterm(coro))
+    except KeyboardInterrupt:
+        code = 130
+    except _Terminated:
+        code = 143
+    click.echo(INTERRUPTED, err=True)
+    sys.exit(code)
+
+
+async def _cancel_on_sigterm(coro: Coroutine[Any, Any, T]) -> T:
+    # Without a handler SIGTERM ends the process on the spot and the run stays
+    # 'running' for ever; cancelling instead lets the batch record that it stopped.
+    # (asyncio.run already turns Ctrl-C into the same cancellation.)
+    import asyncio
+    import contextlib
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    terminated: list[bool] = []
+
+    def terminate() -> None:
+        terminated.append(True)
+        if task is not None:
+            task.cancel()
+
+    # Windows, or not the main thread: SIGTERM keeps its default.
+    unsupported = (NotImplementedError, RuntimeError, ValueError)
+    with contextlib.suppress(*unsupported):
+        loop.add_signal_handler(signal.SIGTERM, terminate)
+    try:
+        return await coro
+    except asyncio.CancelledError:
+        if terminated:
+            raise _Terminated from None
+        raise
+    finally:
+        with contextlib.suppress(*unsupported):
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
-                           store: Any, retry_failed: bool, concurrency: int,
-                           per_host: int, max_age: float | None = None) -> Any:
+                           store: Store, retry_failed: bool, concurrency: int,
+                           per_host: int, max_age: float | None = None) -> Summary:
     """A rich progress bar on a terminal: done, failed, rate, ETA, spend so far."""
     from rich.console import Console
     from rich.progress import (
@@ -101,9 +170,17 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
         TimeRemainingColumn,
     )
 
-    from leadengine.batch import read_rows, run_batch
+    from leadengine.batch import Row, input_is_seekable, read_rows, run_batch
 
-    total = sum(1 for _ in read_rows(input_path))
+    # The bar needs the total up front. A file is counted in a first pass and then
+    # streamed; stdin or a pipe can be read only once, so its rows are kept in a list
+    # (a few hundred bytes a row: fine for a list someone watches on a terminal).
+    rows: list[Row] | None = None
+    if input_is_seekable(input_path):
+        total = sum(1 for _ in read_rows(input_path))
+    else:
+        rows = list(read_rows(input_path))
+        total = len(rows)
     columns = [TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[failed]} failed"),
                TextColumn("{task.fields[rate]:.1f}/s"), TextColumn("${task.fields[cost]:.4f}"),
@@ -111,64 +188,169 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
     with Progress(*columns, console=Console(stderr=True)) as bar:
         task = bar.add_task("batch", total=total, failed=0, rate=0.0, cost=0.0)
 
-        def update(summary: Any) -> None:
+        def update(summary: Summary) -> None:
             elapsed = max(1e-6, time.monotonic() - summary.started)
             bar.update(task, completed=summary.handled, failed=summary.failed,
                        rate=summary.done / elapsed, cost=summary.cost_usd)
 
-        return _run(run_batch(input_path, settings, kb, store, retry_failed=retry_failed,
-                              concurrency=concurrency, per_host=per_host,
-                              on_progress=update, max_age=max_age))
+        return _run_interruptible(run_batch(
+            input_path, settings, kb, store, retry_failed=retry_failed,
+            concurrency=concurrency, per_host=per_host, on_progress=update,
+            max_age=max_age, rows=rows))
 
 
 @click.command()
 @db_option
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "json"]), default="csv",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv", "xlsx", "jsonl", "json"]),
+              default=None,
+              help="csv (default; flat, CRM-ready, input columns first), xlsx (Excel; needs "
+                   "-o), jsonl or json. Default: from the -o file's extension, else csv.")
 @click.option("--run", "run_id", type=int, default=None, help="Only this run's results.")
 @click.option("--min-score", type=click.IntRange(0, 100), default=None,
               help="Only leads with at least this fit score.")
+@click.option("--include-failed", is_flag=True,
+              help="Also the rows that failed, with status and error columns.")
+@click.option("--order", type=click.Choice(["score", "input"]), default=None,
+              help="score: best fit first (default for csv and xlsx); input: as the rows "
+                   "were read. json and jsonl default to the order stored.")
+@click.option("--bom/--no-bom", default=None,
+              help="Start the CSV with a UTF-8 byte-order mark, so Excel shows Thai and "
+                   "Burmese. Default: yes when writing a file (-o, or > file), no in a "
+                   "pipe or on a terminal.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Write to this file (default: stdout).")
 @guarded
-def export(db: str | None, fmt: str, run_id: int | None, min_score: int | None,
+def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int | None,
+           include_failed: bool, order: str | None, bom: bool | None,
            output: Path | None) -> None:
     """Export stored evaluations (CSV is flat and CRM-ready, input columns first)."""
+    from leadengine import export as exporting
+
+    fmt = fmt or _format_of(output)
+    if fmt == "xlsx" and output is None and sys.stdout.isatty():
+        raise ConfigError("xlsx is a binary file, not for the terminal: write it to a file "
+                          "with -o leads.xlsx")
+    store = _store(db, create=False)
+    if run_id is not None and store.run(run_id) is None:
+        raise ConfigError(f"no run {run_id} in this database (see `leadengine runs`)")
+    sort: Order = ("input" if order == "input" else "score" if order == "score"
+                   or fmt in ("csv", "xlsx") else "stored")
+    records = store.evaluations(run_id=run_id, min_score=min_score, order=sort)
+    failures = store.errors(run_id) if include_failed or fmt == "xlsx" else None
+    interleave = sort == "input"
+    if fmt == "xlsx":
+        assert failures is not None
+        target: Path | IO[bytes] = output if output is not None else sys.stdout.buffer
+        count = exporting.write_xlsx(records, target, failures, include_failed, interleave)
+    elif output is None:
+        count = _write_stdout(fmt, records, failures, interleave, bom)
+    else:
+        encoding = "utf-8-sig" if fmt == "csv" and bom is not False else "utf-8"
+        with output.open("w", encoding=encoding, newline="") as handle:
+            count = exporting.WRITERS[fmt](records, handle, failures, interleave)
+    if output is not None:
+        failed = (f" and {len(failures)} failure{'s' if len(failures) != 1 else ''}"
+                  if failures else "")
+        click.echo(f"{count} evaluations{failed} written to {output}", err=True)
+
+
+def _format_of(output: Path | None) -> str:
+    suffix = output.suffix.lower().lstrip(".") if output is not None else ""
+    return suffix if suffix in ("xlsx", "jsonl", "json") else "csv"
+
+
+def _write_stdout(fmt: str, records: Any, failures: list[dict[str, Any]] | None,
+                  interleave: bool, bom: bool | None) -> int:
+    import io
+
     from leadengine.export import WRITERS
 
-    records = _store(db).evaluations(run_id=run_id, min_score=min_score)
-    if output is None:
-        WRITERS[fmt](records, sys.stdout)
-        return
-    with output.open("w", encoding="utf-8", newline="") as handle:
-        count = WRITERS[fmt](records, handle)
-    click.echo(f"{count} evaluations written to {output}", err=True)
+    if fmt != "csv":
+        return WRITERS[fmt](records, sys.stdout, failures, interleave)
+    # CSV goes out as UTF-8 whatever the terminal's locale, so Thai and Burmese survive.
+    with_bom = bom if bom is not None else _is_regular_file(sys.stdout)
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        if with_bom:
+            sys.stdout.write("\ufeff")
+        return WRITERS[fmt](records, sys.stdout, failures, interleave)
+    out = io.TextIOWrapper(buffer, encoding="utf-8-sig" if with_bom else "utf-8",
+                           newline="")
+    try:
+        return WRITERS[fmt](records, out, failures, interleave)
+    finally:
+        out.flush()
+        out.detach()
+
+
+def _is_regular_file(stream: TextIO) -> bool:
+    """Whether ``stream`` is a file on disk (``> leads.csv``), not a pipe or a terminal."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 @click.command("runs")
 @db_option
 @guarded
 def runs_command(db: str | None) -> None:
-    """List batch runs."""
+    """List batch runs: what each run evaluated, what failed, what it skipped because a
+    result was already stored (done before, or failed before)."""
     import datetime
 
-    for run in _store(db).runs():
+    found = _store(db, create=False).runs()
+    if not found:
+        click.echo("no runs yet", err=True)
+        return
+    click.echo(f"{'run':>4}  {'started':<16}  {'status':<11} {'evaluated':>9} {'failed':>6} "
+               f"{'skipped':>7}  evaluator  input")
+    for run in found:
         started = datetime.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
-        click.echo(f"{run['id']:>4}  {started}  {run['status']:<11} {run['done']:>5} done "
-                   f"{run['failed']:>4} failed  {run['provider']}/{run['model']}  "
-                   f"{run['input']}")
+        skipped = run["skipped_done"] + run["skipped_failed"]
+        click.echo(f"{run['id']:>4}  {started:<16}  {run['status']:<11} "
+                   f"{run['evaluated']:>9} {run['failed']:>6} {skipped:>7}  "
+                   f"{run['provider']}/{run['model']}  {run['input']}")
 
 
 @click.command()
 @click.argument("url")
 @db_option
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]),
+              default=None,
+              help="text: a readable report; markdown: a one-page lead brief; json: the "
+                   "evaluation JSON. Default: text on a terminal, json when piped.")
 @guarded
-def show(url: str, db: str | None) -> None:
-    """Print the stored evaluation of URL."""
-    from leadengine.batch import normalise_url
+def show(url: str, db: str | None, fmt: str | None) -> None:
+    """Print the stored evaluation of URL (a URL, domain, or saved HTML file or folder, as
+    given to `batch`). For a URL that failed, say why on stderr and exit 1."""
+    from leadengine.batch import failure_reason, normalise_url
 
-    store = _store(db)
-    record = store.latest(normalise_url(url))
+    store = _store(db, create=False)
+    key = normalise_url(url)
+    record = store.latest(key)
     if record is None:
+        failure = store.latest_error(key)
+        if failure is not None:
+            raise LeadEngineError(f"{key} failed in run {failure['run_id']}: "
+                                  f"{failure_reason(failure['error'], key)}")
         raise LeadEngineError(f"no stored evaluation for {url} in {store.url}")
-    click.echo(json.dumps(record, ensure_ascii=False, indent=2))
+    fmt = fmt or ("text" if sys.stdout.isatty() else "json")
+    if fmt == "json":
+        click.echo(json.dumps(record, ensure_ascii=False, indent=2))
+        return
+    from leadengine.report import render_report
+
+    click.echo(render_report(record, fmt, _bands()))
+
+
+def _bands() -> dict[str, int] | None:
+    """The knowledge base's fit-score bands, so `show` names a score's band as `evaluate`
+    did; None (the shipped rubric's) when the knowledge base cannot be read."""
+    try:
+        return _knowledge(_settings()).rules.rubric.bands
+    except LeadEngineError:
+        return None

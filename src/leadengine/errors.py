@@ -6,6 +6,7 @@
     ├── FetchError             the page could not be fetched (carries the URL)
     │   └── ContentError       fetched, but not usable HTML (PDF, image, empty page)
     └── LLMError               the model could not give a valid evaluation
+        └── QuotaExhausted     the day's request limit is used up: a batch stops
 """
 
 from __future__ import annotations
@@ -37,3 +38,8 @@ class ContentError(FetchError):
 
 class LLMError(LeadEngineError):
     """The language model failed or did not return a valid evaluation."""
+
+
+class QuotaExhausted(LLMError):
+    """No more requests may be sent today; every further row would fail the same way, so
+    a batch stops (the row is not recorded as failed, and a rerun resumes there)."""

@@ -5,7 +5,7 @@ Two token buckets that refill continuously; a request waits until both hold enou
 One lock orders the waiters, so concurrent workers are served first come, first
 served and a burst never overshoots the provider's limit (which would only earn
 429s and their back-off). The day budget does not wait: a request past it fails at
-once with :class:`LLMError`, since waiting up to a day helps nobody at a terminal.
+once with :class:`QuotaExhausted`, since waiting up to a day helps nobody at a terminal.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
-from leadengine.errors import LLMError
+from leadengine.errors import QuotaExhausted
 
 #: Length of the day budget's window, in seconds.
 DAY = 86_400.0
@@ -59,12 +59,12 @@ class DayBudget:
         self.started: float | None = None
 
     def spend(self, name: str) -> None:
-        """Count one request; LLMError when the day's requests are used up."""
+        """Count one request; QuotaExhausted when the day's requests are used up."""
         now = self.clock()
         if self.started is None or now - self.started >= DAY:
             self.started, self.used = now, 0
         if self.used >= self.limit:
-            raise LLMError(f"daily request limit of {self.limit:,} reached for {name}; "
+            raise QuotaExhausted(f"daily request limit of {self.limit:,} reached for {name}; "
                            "try again tomorrow, or if your plan allows more set "
                            "LEADENGINE_LLM_RPD (0 = no limit)")
         self.used += 1
@@ -95,7 +95,7 @@ class RateLimiter:
             self.tokens.give_back(taken - used)
 
     async def acquire(self, tokens: int = 0) -> None:
-        """Wait until one request of about ``tokens`` tokens may be sent; LLMError at
+        """Wait until one request of about ``tokens`` tokens may be sent; QuotaExhausted at
         once when the day's requests are used up."""
         if self.requests is None and self.tokens is None and self.day is None:
             return

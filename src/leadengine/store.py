@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -24,6 +24,13 @@ from leadengine.web.fetch import Page
 
 #: The default store, used by every command that reads or writes results.
 DEFAULT_DB = "leadengine.db"
+
+#: The counters of a run: evaluated and failed grow with each saved row; the skips
+#: (rows not attempted) are written by :meth:`Store.count_skips`.
+RUN_COUNTERS = ("evaluated", "failed", "skipped_done", "skipped_failed", "duplicates")
+SKIP_COUNTERS = ("skipped_done", "skipped_failed", "duplicates")
+#: Orders of :meth:`Store.evaluations`.
+Order = Literal["stored", "score", "input"]
 
 metadata = sa.MetaData()
 runs = sa.Table(
@@ -36,7 +43,13 @@ runs = sa.Table(
     sa.Column("provider", sa.String(64), nullable=False),
     sa.Column("model", sa.String(200), nullable=False),
     sa.Column("status", sa.String(20), nullable=False),
+    # What the run itself did (see _m004_run_counters): rows move to a later run when
+    # they are retried, so counting rows per run_id would rewrite history.
+    *(sa.Column(name, sa.Integer, nullable=False, server_default="0")
+      for name in RUN_COUNTERS),
 )
+
+
 def _result_columns() -> list[sa.Column[Any]]:
     """Columns every stored row has: where it came from and the configuration it was
     evaluated under (its identity for resuming)."""
@@ -101,9 +114,24 @@ def _m003_page_snapshots(conn: Connection) -> None:
     page_snapshots.create(conn, checkfirst=True)
 
 
+def _m004_run_counters(conn: Connection) -> None:
+    # A database made by this version already has the columns (_m001 creates ``runs``
+    # from the current table definition); only older ones need them added.
+    present = {column["name"] for column in sa.inspect(conn).get_columns("runs")}
+    missing = [name for name in RUN_COUNTERS if name not in present]
+    for name in missing:
+        conn.execute(sa.text(f"ALTER TABLE runs ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"))
+    if "evaluated" in missing:
+        # Older runs kept no counters: their rows still in the store are the best record.
+        conn.execute(sa.text(
+            "UPDATE runs SET "
+            "evaluated = (SELECT count(*) FROM evaluations WHERE run_id = runs.id), "
+            "failed = (SELECT count(*) FROM errors WHERE run_id = runs.id)"))
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
-                                                  _m003_page_snapshots]
+                                                  _m003_page_snapshots, _m004_run_counters]
 
 
 def database_url(db: str | Path) -> str:
@@ -117,10 +145,28 @@ def database_url(db: str | Path) -> str:
     return f"sqlite:///{Path(text).expanduser()}"
 
 
+def missing_database(db: str | Path) -> bool:
+    """True when ``db`` is a SQLite file that does not exist (opening it would create it)."""
+    try:
+        url = sa.engine.make_url(database_url(db))
+    except sa.exc.ArgumentError:
+        return False
+    name = url.database
+    if url.get_backend_name() != "sqlite" or not name or name == ":memory:" \
+            or name.startswith("file:"):
+        return False
+    return not Path(name).exists()
+
+
 class Store:
     """Runs, evaluations and errors in one database."""
 
-    def __init__(self, db: str | Path = DEFAULT_DB) -> None:
+    def __init__(self, db: str | Path = DEFAULT_DB, create: bool = True) -> None:
+        """``create=False``: a database file that does not exist is an error (the commands
+        that only read must not leave an empty one behind)."""
+        if not create and missing_database(db):
+            raise ConfigError(f"no results database at {db} (run `leadengine batch` first, "
+                              "or pass --db)")
         self.url = database_url(db)
         try:
             self.engine: Engine = sa.create_engine(self.url)
@@ -155,10 +201,16 @@ class Store:
             assert key is not None
             return int(key[0])
 
-    def finish_run(self, run_id: int, status: str = "done") -> None:
+    def finish_run(self, run_id: int, status: str = "done",
+                   skips: Mapping[str, int] | None = None) -> None:
         with self.engine.begin() as conn:
             conn.execute(runs.update().where(runs.c.id == run_id).values(
-                finished_at=time.time(), status=status))
+                finished_at=time.time(), status=status, **_skips(skips)))
+
+    def count_skips(self, run_id: int, skips: Mapping[str, int]) -> None:
+        """Record how many rows the run has skipped so far (``SKIP_COUNTERS``)."""
+        with self.engine.begin() as conn:
+            conn.execute(runs.update().where(runs.c.id == run_id).values(**_skips(skips)))
 
     def states(self, kb_version: str, provider: str, model: str) -> dict[str, str]:
         """``{url: "done" | "failed"}`` for every URL stored under this configuration
@@ -184,6 +236,9 @@ class Store:
                 data=json.dumps(evaluation, ensure_ascii=False),
                 passthrough=json.dumps(passthrough, ensure_ascii=False),
                 created_at=time.time()))
+            # Same transaction as the row: the count survives a kill exactly as the row does.
+            conn.execute(runs.update().where(runs.c.id == run_id).values(
+                evaluated=runs.c.evaluated + 1))
 
     def save_error(self, run_id: int, row_index: int, url: str, kb_version: str,
                    provider: str, model: str, error: str, passthrough: dict[str, str]) -> None:
@@ -195,19 +250,28 @@ class Store:
                 provider=provider, model=model, error=error,
                 passthrough=json.dumps(passthrough, ensure_ascii=False),
                 created_at=time.time()))
+            conn.execute(runs.update().where(runs.c.id == run_id).values(
+                failed=runs.c.failed + 1))
 
-    def evaluations(self, run_id: int | None = None, min_score: int | None = None
-                    ) -> Iterator[dict[str, Any]]:
-        """Stored evaluations (with ``input`` passthrough columns), in storage order."""
-        query = sa.select(evaluations).order_by(evaluations.c.id)
+    def evaluations(self, run_id: int | None = None, min_score: int | None = None,
+                    order: Order = "stored") -> Iterator[dict[str, Any]]:
+        """Stored evaluations (with ``input`` passthrough columns): in storage order, by
+        fit score (highest first) or in input order (run, then row)."""
+        columns = {"stored": (evaluations.c.id,),
+                   "score": (evaluations.c.fit_score.desc(), evaluations.c.id),
+                   "input": (evaluations.c.run_id, evaluations.c.row_index,
+                             evaluations.c.id)}[order]
+        query = sa.select(evaluations).order_by(*columns)
         if run_id is not None:
             query = query.where(evaluations.c.run_id == run_id)
         if min_score is not None:
             query = query.where(evaluations.c.fit_score >= min_score)
         with self.engine.connect() as conn:
             for row in conn.execute(query):
-                yield {"run_id": row.run_id, "row_index": row.row_index,
-                       "input": json.loads(row.passthrough), **json.loads(row.data)}
+                record = {"run_id": row.run_id, "row_index": row.row_index,
+                          "input": json.loads(row.passthrough), **json.loads(row.data)}
+                record["url"] = record.get("url") or row.url
+                yield record
 
     def errors(self, run_id: int | None = None) -> list[dict[str, Any]]:
         query = sa.select(errors).order_by(errors.c.id)
@@ -219,16 +283,14 @@ class Store:
                     for r in conn.execute(query)]
 
     def runs(self) -> list[dict[str, Any]]:
-        counts = (sa.select(evaluations.c.run_id, sa.func.count().label("n"))
-                  .group_by(evaluations.c.run_id).subquery())
-        failed = (sa.select(errors.c.run_id, sa.func.count().label("n"))
-                  .group_by(errors.c.run_id).subquery())
-        query = (sa.select(runs, counts.c.n.label("done"), failed.c.n.label("failed"))
-                 .outerjoin(counts, counts.c.run_id == runs.c.id)
-                 .outerjoin(failed, failed.c.run_id == runs.c.id).order_by(runs.c.id))
+        """Every run with its own counters (``RUN_COUNTERS``), oldest first."""
         with self.engine.connect() as conn:
-            return [{**dict(r._mapping), "done": r.done or 0, "failed": r.failed or 0}
-                    for r in conn.execute(query)]
+            return [dict(r._mapping) for r in conn.execute(sa.select(runs).order_by(runs.c.id))]
+
+    def run(self, run_id: int) -> dict[str, Any] | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.select(runs).where(runs.c.id == run_id)).first()
+        return None if row is None else dict(row._mapping)
 
     def snapshots(self, max_age: float | None) -> SnapshotCache:
         """A page cache over this store: fetched pages are saved, and with ``max_age``
@@ -242,6 +304,15 @@ class Store:
         with self.engine.connect() as conn:
             row = conn.execute(query).first()
         return None if row is None else json.loads(row.data)
+
+    def latest_error(self, url: str) -> dict[str, Any] | None:
+        """The most recent stored failure of ``url`` (``run_id``, ``url``, ``error``)."""
+        query = (sa.select(errors).where(errors.c.url == url)
+                 .order_by(errors.c.id.desc()).limit(1))
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else {"run_id": row.run_id, "url": row.url,
+                                         "error": row.error}
 
 
 class SnapshotCache:
@@ -275,6 +346,11 @@ class SnapshotCache:
         with self.store.engine.begin() as conn:
             conn.execute(page_snapshots.delete().where(page_snapshots.c.url == page.url))
             conn.execute(page_snapshots.insert().values(url=page.url, **values))
+
+
+def _skips(skips: Mapping[str, int] | None) -> dict[str, int]:
+    skips = skips or {}
+    return {name: int(skips[name]) for name in SKIP_COUNTERS if name in skips}
 
 
 def _key(table: sa.Table, key: tuple[str, str, str, str]) -> list[Any]:

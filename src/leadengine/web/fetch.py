@@ -28,6 +28,12 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 #: A target ending like this is a file name, never a bare domain.
 _FILE_SUFFIXES = (*_HTML_SUFFIXES, ".txt", ".csv", ".md", ".pdf", ".json")
+_HOST = (r"(?P<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]"
+         r"|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,})")
+#: ``host:port[/path]``: the explicit port makes it an address, whatever the path ends with.
+_BARE_HOST_PORT = re.compile(_HOST + r":\d{1,5}(?:[/?#]\S*)?", re.I)
+#: ``host[/path]`` without a scheme (a file name like ``menu.html`` is ruled out first).
+_BARE_HOST = re.compile(_HOST + r"(?:[/?#]\S*)?", re.I)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.I)
 
 
@@ -50,7 +56,8 @@ class Page:
 
 
 def normalise_target(target: str) -> str:
-    """A URL for ``target``: http(s) URLs as given, ``example.com`` as https, files as file://."""
+    """A URL for ``target``: http(s) URLs as given, files and folders as file://, a bare
+    ``example.com[:port][/path]`` as https, ``localhost`` or an IP address as http."""
     target = target.strip()
     if not target:
         raise FetchError(target, "empty URL")
@@ -63,15 +70,27 @@ def normalise_target(target: str) -> str:
         return target
     if Path(target).exists():
         return Path(target).resolve().as_uri()
+    # Checked before the file-name rule and the scheme rule: urlsplit reads the host of
+    # "example.com:8080/x" as a scheme, and "localhost:8080/menu.html" is no file name.
+    bare = _BARE_HOST_PORT.fullmatch(target)
+    if bare:
+        return _bare_url(target, bare.group("host"))
     if not parts.scheme and (target.lower().endswith(_FILE_SUFFIXES)
                              or target.startswith((".", "/", "~"))):
         raise FetchError(target, "file not found")
-    if not parts.scheme and re.fullmatch(r"[\w.-]+\.[a-z]{2,}(:\d+)?(/\S*)?", target, re.I):
-        return f"https://{target}"
+    bare = _BARE_HOST.fullmatch(target)
+    if not parts.scheme and bare:
+        return _bare_url(target, bare.group("host"))
     if parts.scheme and parts.scheme not in ("http", "https", "file") and len(parts.scheme) > 1:
         raise FetchError(target, f"unsupported URL scheme {parts.scheme!r} (use http or https)")
     raise FetchError(target, "not a valid URL or existing file (expected e.g. "
                              "https://example.com or page.html)")
+
+
+def _bare_url(target: str, host: str) -> str:
+    # A local development server rarely has a certificate; every public site has one.
+    local = host.lower() == "localhost" or host[0].isdigit() or host.startswith("[")
+    return f"{'http' if local else 'https'}://{target}"
 
 
 async def fetch_page(target: str, settings: Settings | None = None,

@@ -1,0 +1,167 @@
+"""Exports that open cleanly in a spreadsheet or a CRM: best leads first, an Excel
+workbook with a frozen header, filters, links and a failures sheet, a BOM so Excel
+reads Thai and Burmese, and no cell a spreadsheet would run as a formula."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from leadengine.cli import cli
+from leadengine.export import neutralise, neutralise_xlsx
+from leadengine.store import Store
+from tests.conftest import REPO
+
+FORMULA = '=HYPERLINK("http://x","y")'
+
+
+def evaluation(name: str, score: int, phones: list[str] | None = None) -> dict[str, Any]:
+    return {"business_name": name, "fit_score": score, "provider": "heuristic",
+            "model": "rules-v1", "reasoning": "Good fit. " * 3,
+            "signals": {"phones": phones or [], "contact_form": True},
+            "digital_maturity": {"Website": {"score": 2}}}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    """A store with three evaluations (scores 20, 90, 50 in input order) and a failure."""
+    path = tmp_path / "r.db"
+    store = Store(path)
+    run = store.start_run("leads.csv", "kb", "heuristic", "rules-v1")
+    rows = [("Low", 20, "ร้านกาแฟ", []),
+            (FORMULA, 90, "@SUM(1+1)", ["+6621234567", "+6621234567", "+95912345678"]),
+            ("Mid", 50, "မြန်မာ", [])]
+    for index, (name, score, note, phones) in enumerate(rows, 1):
+        url = f"https://lead{index}.example/"
+        if index == 3:
+            store.save_error(run, 3, "https://gone.example/", "kb", "heuristic", "rules-v1",
+                             "https://gone.example/: HTTP 404 Not Found",
+                             {"name": "Gone", "note": "-1"})
+            index = 4
+        store.save_evaluation(run, index, url, "kb", evaluation(name, score, phones),
+                              {"name": name, "note": note})
+    store.finish_run(run)
+    return path
+
+
+def export(db: Path, *args: str) -> Any:
+    result = CliRunner().invoke(cli, ["export", "--db", str(db), *args])
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def test_csv_is_best_first_unless_input_order(db: Path) -> None:
+    table = list(csv.DictReader(io.StringIO(export(db).stdout)))
+    assert [r["fit_score"] for r in table] == ["90", "50", "20"]
+    in_order = list(csv.DictReader(io.StringIO(export(db, "--order", "input").stdout)))
+    assert [r["fit_score"] for r in in_order] == ["20", "90", "50"]
+    failed = list(csv.DictReader(io.StringIO(
+        export(db, "--order", "input", "--include-failed").stdout)))
+    assert [(r["name"], r["status"]) for r in failed] == [
+        ("Low", "evaluated"), (f"'{FORMULA}", "evaluated"), ("Gone", "failed"),
+        ("Mid", "evaluated")]
+    assert failed[2]["error"] == "https://gone.example/: HTTP 404 Not Found"
+
+
+def test_csv_cells_cannot_run_as_formulas(db: Path) -> None:
+    best = next(csv.DictReader(io.StringIO(export(db).stdout)))
+    assert best["business_name"] == f"'{FORMULA}"
+    assert best["note"] == "'@SUM(1+1)"
+    assert best["phones"] == "'+6621234567; +95912345678"  # de-duplicated
+    for value in ("=1+1", "+1", "-1", "@x", "\tx", "\rx", "  =1", " @x"):
+        assert neutralise(value) == "'" + value
+    for value in ("1", "a=b", "Smile", "", "'=x"):
+        assert neutralise(value) == value
+    assert neutralise_xlsx("+66 2 123 4567") == "+66 2 123 4567"
+    assert neutralise_xlsx(" =1") == "' =1" and neutralise_xlsx("a\x0bb") == "ab"
+
+
+def test_csv_has_a_bom_in_files_and_on_request(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "leads.csv"
+    written = export(db, "-o", str(out))
+    assert written.stderr == f"3 evaluations written to {out}\n"
+    data = out.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfname,note,url,") and "ร้านกาแฟ".encode() in data
+    export(db, "-o", str(out), "--no-bom")
+    assert out.read_bytes().startswith(b"name,note,url,")
+    assert not export(db).stdout_bytes.startswith(b"\xef\xbb\xbf")  # a pipe: no BOM
+    assert export(db, "--bom").stdout_bytes.startswith(b"\xef\xbb\xbfname,")
+
+
+def test_xlsx_opens_as_a_sorted_filtered_linked_workbook(db: Path, tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    out = tmp_path / "leads.xlsx"
+    written = export(db, "-o", str(out))  # the format follows the extension
+    assert written.stderr == f"3 evaluations and 1 failure written to {out}\n"
+    book = load_workbook(out)
+    assert book.sheetnames == ["Leads", "Failures"]
+    leads = book["Leads"]
+    header = [c.value for c in leads[1]]
+    assert header[:3] == ["name", "note", "url"]
+    column = {name: index for index, name in enumerate(header)}
+    rows = list(leads.iter_rows(min_row=2))
+    assert [r[column["fit_score"]].value for r in rows] == [90, 50, 20]
+    assert leads.freeze_panes == "A2"
+    assert leads.auto_filter.ref == f"A1:{rows[0][-1].column_letter}4"
+    link = rows[0][column["url"]]
+    assert link.value == "https://lead2.example/"
+    assert link.hyperlink is not None and link.hyperlink.target == "https://lead2.example/"
+    widths = [d.width for d in leads.column_dimensions.values()]
+    assert widths and all(8 <= w <= 60 for w in widths)
+
+    best = rows[0]
+    assert best[column["business_name"]].value == f"'{FORMULA}"
+    assert best[column["note"]].value == "'@SUM(1+1)"
+    assert best[column["phones"]].value == "+6621234567; +95912345678"
+    assert {best[column[c]].data_type for c in ("business_name", "note", "phones")} == {"s"}
+    assert not any(c.data_type == "f" for row in rows for c in row)
+
+    failures = book["Failures"]
+    assert [[c.value for c in row] for row in failures.iter_rows()] == [
+        ["url", "error", "run", "name", "note"],
+        ["https://gone.example/", "https://gone.example/: HTTP 404 Not Found", "1", "Gone",
+         "-1"]]
+    assert failures.freeze_panes == "A2"
+
+    with_failed = tmp_path / "all.xlsx"
+    export(db, "--format", "xlsx", "--include-failed", "-o", str(with_failed))
+    sheet = load_workbook(with_failed)["Leads"]
+    statuses = [c.value for c in next(sheet.iter_cols(min_col=4, max_col=4))]
+    assert statuses == ["status", "evaluated", "evaluated", "evaluated", "failed"]
+
+
+def test_xlsx_goes_to_a_file_or_a_pipe_never_a_terminal(db: Path) -> None:
+    piped = export(db, "--format", "xlsx")
+    assert piped.stdout_bytes.startswith(b"PK")  # a zip: the workbook
+    primary, secondary = os.openpty()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "leadengine", "export", "--db", str(db), "--format",
+             "xlsx"], cwd=REPO, stdout=secondary, stderr=subprocess.PIPE, text=True,
+            timeout=30)
+    finally:
+        os.close(primary)
+        os.close(secondary)
+    assert result.returncode == 1
+    assert result.stderr == ("error: xlsx is a binary file, not for the terminal: write it "
+                             "to a file with -o leads.xlsx\n")
+
+
+def test_json_exports_keep_the_stored_order_and_can_include_failures(db: Path) -> None:
+    import json
+
+    lines = [json.loads(line) for line in export(db, "--format", "jsonl").stdout.splitlines()]
+    assert [r["fit_score"] for r in lines] == [20, 90, 50]
+    assert lines == list(Store(db).evaluations())
+    items = json.loads(export(db, "--format", "json", "--include-failed").stdout)
+    assert [i["status"] for i in items] == ["evaluated"] * 3 + ["failed"]
+    assert items[-1]["error"].endswith("HTTP 404 Not Found")
