@@ -165,3 +165,35 @@ def test_json_exports_keep_the_stored_order_and_can_include_failures(db: Path) -
     items = json.loads(export(db, "--format", "json", "--include-failed").stdout)
     assert [i["status"] for i in items] == ["evaluated"] * 3 + ["failed"]
     assert items[-1]["error"].endswith("HTTP 404 Not Found")
+
+
+def test_a_page_named_like_a_formula_exports_inert(tmp_path: Path) -> None:
+    """End to end: a website whose name is a spreadsheet formula is evaluated, stored and
+    exported; neither the CSV nor the workbook can run it."""
+    from openpyxl import load_workbook
+
+    page = tmp_path / "site" / "index.html"
+    page.parent.mkdir()
+    page.write_text(
+        '<html lang="en"><head><title>=HYPERLINK("http://x","y")</title>'
+        '<script type="application/ld+json">{"@type": "MedicalClinic", '
+        '"name": "=HYPERLINK(\\"http://x\\",\\"y\\")", "telephone": "+66 2 555 0147"}'
+        "</script></head><body><h1>Dental clinic in Bangkok</h1><p>Teeth whitening and "
+        "check-ups on Sukhumvit Road, Bangkok. Call +66 2 555 0147.</p></body></html>",
+        encoding="utf-8")
+    leads = tmp_path / "leads.csv"
+    leads.write_text(f"url\n{page.parent}\n", encoding="utf-8")
+    db = tmp_path / "r.db"
+    ran = CliRunner(env={"LEADENGINE_RETRIEVAL": "keyword"}).invoke(
+        cli, ["batch", str(leads), "--db", str(db), "--provider", "heuristic"])
+    assert ran.exit_code == 0, ran.output
+    [stored] = list(Store(db).evaluations())
+    assert stored["business_name"] == FORMULA
+    row = next(csv.DictReader(io.StringIO(export(db).stdout)))
+    assert row["business_name"] == f"'{FORMULA}" and row["phones"] == "'+6625550147"
+    book = tmp_path / "leads.xlsx"
+    export(db, "-o", str(book))
+    sheet = load_workbook(book)["Leads"]
+    header = [c.value for c in sheet[1]]
+    cell = sheet.cell(row=2, column=header.index("business_name") + 1)
+    assert cell.data_type == "s" and cell.value == f"'{FORMULA}"

@@ -171,3 +171,17 @@ def test_a_missing_dependency_is_one_line_naming_it(tmp_path: Path) -> None:
     assert line.startswith("error: a package the engine needs is missing (lxml.html.clean "
                            "module is now a separate project lxml_html_clean.)")
     assert "pip install ." in line
+
+
+def test_batch_says_once_that_it_evaluates_offline(tmp_path: Path) -> None:
+    leads = tmp_path / "leads.txt"
+    leads.write_text(f"{SITES / 'bangkok-dental-fb-only'}\n{SITES / 'bangkok-hotel'}\n",
+                     encoding="utf-8")
+    result = CliRunner(env={"LEADENGINE_RETRIEVAL": "keyword"}).invoke(
+        cli, ["batch", str(leads), "--db", str(tmp_path / "r.db")])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("notice: no LLM configured") == 1
+    assert "2 evaluated, 0 failed" in result.stderr
+    explicit = CliRunner().invoke(cli, ["batch", str(leads), "--db", str(tmp_path / "r.db"),
+                                        "--provider", "heuristic"])
+    assert "notice: no LLM configured" not in explicit.stderr
