@@ -26,6 +26,7 @@ from leadengine.cli_common import (
     knowledge_option,
     llm_options,
     method_option,
+    warn_error,
 )
 from leadengine.cli_examples import add_examples
 from leadengine.cli_models import models
@@ -122,7 +123,7 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
         except LeadEngineError as exc:
             if len(targets) == 1:
                 raise
-            click.echo(f"error: {exc}", err=True)
+            warn_error(str(exc))
             failed += 1
             continue
         results.append(evaluation)

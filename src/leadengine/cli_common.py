@@ -13,6 +13,7 @@ import click
 
 from leadengine.config import PROVIDERS, Settings
 from leadengine.errors import LeadEngineError
+from leadengine.redact import safe_message
 from leadengine.retrieval import METHODS
 
 if TYPE_CHECKING:
@@ -23,8 +24,13 @@ T = TypeVar("T")
 
 
 def _fail(message: str, code: int = 1) -> None:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {safe_message(message)}", err=True)
     sys.exit(code)
+
+
+def warn_error(message: str) -> None:
+    """An error line for one item of many (the command goes on)."""
+    click.echo(f"error: {safe_message(message)}", err=True)
 
 
 def guarded(func: Callable[..., T]) -> Callable[..., T]:

@@ -23,6 +23,8 @@ from typing import Any
 
 import httpx
 
+from leadengine.redact import redact
+
 #: Statuses worth another try (as the openai SDK does).
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 #: A server's Retry-After longer than this is not waited for (back-off is used).
@@ -68,6 +70,9 @@ class ChatClient:
         self.url = self.base_url + "/chat/completions"
         self.timeout = timeout
         self.max_retries = max_retries
+        #: Masked in every message built from a server's reply: an endpoint that echoes
+        #: the request's headers must not put the key on a terminal or in the store.
+        self._secrets = [api_key]
         self.headers = {"Authorization": f"Bearer {api_key}", "User-Agent": user_agent,
                         "Content-Type": "application/json", "Accept": "application/json"}
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
@@ -86,7 +91,11 @@ class ChatClient:
     async def complete(self, request: dict[str, Any]) -> ChatResult:
         """The model's answer to ``request`` (the JSON body); ChatError if it fails."""
         body = json.dumps(request, ensure_ascii=False).encode("utf-8")
-        return _result(await self._send("POST", self.url, body))
+        response = await self._send("POST", self.url, body)
+        try:
+            return _result(response)
+        except ChatError as exc:
+            raise self._redacted(exc) from None
 
     async def list_models(self) -> list[str]:
         """The ids of the models the endpoint serves (``GET {base_url}/models``, OpenAI's
@@ -97,9 +106,9 @@ class ChatClient:
             entries: Any = data.get("data") if isinstance(data, dict) else data
             ids = {str(entry["id"]) for entry in entries}
         except (ValueError, AttributeError, TypeError, KeyError):
-            raise ChatError("the answer is not a models list (HTTP "
-                            f"{response.status_code}: {response.text[:200]!r})",
-                            status=response.status_code) from None
+            raise self._redacted(ChatError(
+                f"the answer is not a models list (HTTP {response.status_code}: "
+                f"{response.text[:200]!r})", status=response.status_code)) from None
         return sorted(ids)
 
     async def _send(self, method: str, url: str, body: bytes | None) -> httpx.Response:
@@ -123,9 +132,16 @@ class ChatClient:
                 return response
             if last or response.status_code not in RETRY_STATUSES:
                 message, code = _error_message(response)
-                raise ChatError(message, status=response.status_code, code=code)
+                raise self._redacted(ChatError(message, status=response.status_code,
+                                               code=code))
             await asyncio.sleep(_retry_after(response) or _backoff(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+    def _redacted(self, exc: ChatError) -> ChatError:
+        """``exc`` with the key (and anything shaped like a key) masked in its message."""
+        return ChatError(redact(exc.message, self._secrets), status=exc.status,
+                         timeout=exc.timeout, code=exc.code)
 
 
 def _result(response: httpx.Response) -> ChatResult:
