@@ -148,7 +148,7 @@ def test_first_semantic_index_build_says_so(tmp_path: Path) -> None:
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=120, cwd=REPO, env=env)
     assert first.returncode == 0, first.stderr
-    assert "status: building the semantic index: embedding 1 knowledge passages" in first.stderr
+    assert "status: building the semantic index: embedding 1 knowledge passage(s)" in first.stderr
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            timeout=120, cwd=REPO, env=env)
     assert "building the semantic index" not in again.stderr

@@ -38,6 +38,7 @@ def guarded(func: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> T:
+        _announced.clear()
         try:
             return func(*args, **kwargs)
         except LeadEngineError as exc:
@@ -69,7 +70,17 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _settings(**options: Any) -> Settings:
-    return Settings.load().with_options(**options)
+    settings = Settings.load().with_options(**options)
+    for note in settings.relaxations():
+        # Once per command, however many times the settings are read.
+        if note not in _announced:
+            _announced.add(note)
+            click.echo(note, err=True)
+    return settings
+
+
+#: Notices already shown by this process.
+_announced: set[str] = set()
 
 
 def _knowledge(settings: Settings) -> KnowledgeBase:

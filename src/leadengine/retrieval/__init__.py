@@ -7,6 +7,7 @@ only per-query work.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
     import numpy as np
 
     from leadengine.knowledge import KnowledgeBase
+
+
+#: Progress of slow one-off work; the CLI shows these records on stderr.
+status = logging.getLogger("leadengine.status")
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,12 @@ def _bm25(kb: KnowledgeBase) -> Retriever:
 def _semantic(kb: KnowledgeBase) -> Retriever:
     from leadengine.retrieval.semantic import SemanticRetriever
 
+    if not kb.semantic_fits():
+        raise ConfigError(
+            f"the knowledge base has {len(kb.passages):,} passages, more than the semantic "
+            f"index's cap of {kb.semantic_max_passages:,} (embedding them takes about "
+            f"{len(kb.passages) * 0.05 / 60:.0f} min once): use bm25 or hybrid, or raise "
+            "LEADENGINE_SEMANTIC_MAX_PASSAGES (0 = no cap)")
     return SemanticRetriever(kb.passages, kb.get_embedder(), kb.cache_dir)
 
 
@@ -80,7 +91,13 @@ def _hybrid(kb: KnowledgeBase) -> Retriever:
     bm25 = kb.retriever("bm25")
     assert isinstance(bm25, BM25Retriever)
 
-    def semantic() -> SemanticRetriever:
+    def semantic() -> SemanticRetriever | None:
+        if not kb.semantic_fits():
+            status.info("the knowledge base has %s passages, more than the semantic index's "
+                        "cap of %s: hybrid ranks with bm25 alone (raise "
+                        "LEADENGINE_SEMANTIC_MAX_PASSAGES to embed them, once)",
+                        f"{len(kb.passages):,}", f"{kb.semantic_max_passages:,}")
+            return None
         retriever = kb.retriever("semantic")
         assert isinstance(retriever, SemanticRetriever)
         return retriever

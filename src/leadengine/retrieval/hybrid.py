@@ -66,29 +66,33 @@ class HybridRetriever:
     """RRF of a BM25 and a semantic retriever over the same passages."""
 
     def __init__(self, bm25: BM25Retriever,
-                 semantic: SemanticRetriever | Callable[[], SemanticRetriever],
+                 semantic: SemanticRetriever | Callable[[], SemanticRetriever | None],
                  k: int = K) -> None:
         self.bm25 = bm25
-        self._semantic = semantic
+        self._semantic: SemanticRetriever | Callable[[], SemanticRetriever | None] | None = \
+            semantic
         self.passages = bm25.passages
         self.k = k
 
     @property
-    def semantic(self) -> SemanticRetriever:
+    def semantic(self) -> SemanticRetriever | None:
         """The semantic retriever, built on first use: website-length queries never need
-        it, so evaluating a site does not load the model or embed the knowledge base."""
-        if not isinstance(self._semantic, SemanticRetriever):
+        it, so evaluating a site does not load the model or embed the knowledge base.
+        None when the knowledge base is too large to embed (bm25 alone then)."""
+        if callable(self._semantic) and not isinstance(self._semantic, SemanticRetriever):
             self._semantic = self._semantic()
         return self._semantic
 
     def rankings(self, query: str) -> tuple[dict[int, int], dict[int, int]]:
-        """(bm25 ranking, semantic ranking); the latter is empty when its weight is 0."""
+        """(bm25 ranking, semantic ranking); the latter is empty when its weight is 0 or
+        there is no semantic index."""
         lexical = self.bm25.scores(query)
-        if self.weights(query)[1] == 0:
+        semantic = self.semantic if self.weights(query)[1] else None
+        if semantic is None:
             return ranking(lexical, lexical > 0), {}
-        dense = self.semantic.scores(query)
+        dense = semantic.scores(query)
         return (ranking(lexical, lexical > 0),
-                ranking(dense, dense >= self.semantic.min_similarity))
+                ranking(dense, dense >= semantic.min_similarity))
 
     def weights(self, query: str) -> list[float]:
         """[bm25, semantic] weights for this query."""
@@ -112,4 +116,4 @@ class HybridRetriever:
                 "bm25": (lexical_why := self.bm25.explain(query, hit))["terms"],
                 "words": lexical_why["words"],
                 "cosine": round(float(self.semantic.scores(query)[index]), 4)
-                if dense else None}
+                if dense and self.semantic is not None else None}

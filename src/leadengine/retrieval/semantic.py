@@ -25,6 +25,12 @@ from leadengine.retrieval.passages import Passage
 #: Progress of slow one-off work; the CLI shows these records on stderr.
 status = logging.getLogger("leadengine.status")
 
+#: Passages embedded per call (bounded memory; the model batches them itself).
+CHUNK = 32
+#: Seconds between progress lines, and between cache checkpoints, of a long build.
+REPORT_SECONDS = 5.0
+CHECKPOINT_SECONDS = 60.0
+
 #: Passages less similar than this to the query are not relevant (e5 cosine scale).
 MIN_SIMILARITY = 0.80
 
@@ -45,20 +51,39 @@ class SemanticRetriever:
         known = self._load()
         missing = [i for i, h in enumerate(hashes) if h not in known]
         if missing:
-            # The first run embeds every passage (seconds with the bundled model); say so
-            # instead of pausing silently. Later runs read the cache and embed nothing.
-            started = time.monotonic()
-            status.info("building the semantic index: embedding %d knowledge passages "
-                        "with %s (first run only)...", len(missing), self.embedder.name)
-            vectors = self.embedder.embed_passages([self.passages[i].text for i in missing])
-            status.info("semantic index ready (%.1fs, cached for next time)",
-                        time.monotonic() - started)
-            for i, vector in zip(missing, vectors, strict=True):
-                known[hashes[i]] = np.asarray(vector, dtype=np.float32)
-            self._save(known)
+            self._embed_missing(missing, hashes, known)
         if not hashes:
             return np.zeros((0, 1), dtype=np.float32)
         return np.stack([known[h] for h in hashes])
+
+    def _embed_missing(self, missing: list[int], hashes: list[str],
+                       known: dict[str, np.ndarray]) -> None:
+        """Embed the passages not in the cache, in chunks: memory stays bounded, a status
+        line reports progress (a first run embeds every passage, seconds to minutes),
+        and the cache is saved every :data:`CHECKPOINT_SECONDS`, so an interrupted
+        build resumes where it stopped."""
+        started = last_report = last_save = time.monotonic()
+        status.info("building the semantic index: embedding %d knowledge passage(s) with %s "
+                    "(first run only)...", len(missing), self.embedder.name)
+        for done in range(0, len(missing), CHUNK):
+            chunk = missing[done : done + CHUNK]
+            vectors = self.embedder.embed_passages([self.passages[i].text for i in chunk])
+            for i, vector in zip(chunk, vectors, strict=True):
+                known[hashes[i]] = np.asarray(vector, dtype=np.float32)
+            now = time.monotonic()
+            finished = done + len(chunk)
+            if now - last_save >= CHECKPOINT_SECONDS and finished < len(missing):
+                self._save(known)
+                last_save = now
+            if now - last_report >= REPORT_SECONDS and finished < len(missing):
+                left = (now - started) / finished * (len(missing) - finished)
+                status.info("semantic index: %d of %d passages embedded (%d%%), about %s left",
+                            finished, len(missing), 100 * finished // len(missing),
+                            _duration(left))
+                last_report = now
+        self._save(known)
+        status.info("semantic index ready (%.1fs, cached for next time)",
+                    time.monotonic() - started)
 
     def _load(self) -> dict[str, np.ndarray]:
         try:
@@ -92,3 +117,7 @@ class SemanticRetriever:
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         return {"method": "semantic", "cosine": hit.score, "floor": self.min_similarity,
                 "embedder": self.embedder.name}
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
