@@ -7,15 +7,18 @@ the one "public" address it hands out back to 127.0.0.1, so nothing leaves the m
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from collections.abc import Iterable
 from typing import Any
 
 import httpcore
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from leadengine import FetchError, Settings
-from leadengine.web.guard import GuardedTransport, is_public
+from leadengine.web.guard import GuardedTransport, embedded_ipv4, is_public
 from leadengine.web.site import Site, load_site
 from tests.conftest import SITES
 from tests.fakes.site_server import SiteServer
@@ -45,7 +48,7 @@ class LoopbackInner(httpcore.AsyncNetworkBackend):
 async def fake_resolver(host: str, port: int) -> list[str]:
     table = {"shop.example": [PUBLIC], "intranet.example": ["10.0.0.5"],
              "sneaky.example": [PUBLIC, "192.168.1.10"], "127.0.0.1": ["127.0.0.1"],
-             "localhost": ["127.0.0.1"]}
+             "localhost": ["127.0.0.1"], "::ffff:7f00:1": ["::ffff:127.0.0.1"]}
     if host not in table:
         raise OSError(-2, "Name or service not known")
     return table[host]
@@ -163,3 +166,145 @@ def test_the_byte_budget_also_counts_concurrent_subpages(sites: SiteServer) -> N
                                  Settings(allow_private=True, max_total_bytes=14_000)))
     assert len(site.pages) < 4
     assert any("byte budget (14,000 bytes) is spent" in f for f in site.failed_pages)
+
+
+# -- every way of writing a private address -------------------------------------------------
+
+
+@pytest.mark.parametrize("address,public", [
+    ("::7f00:1", False),                    # IPv4-compatible 127.0.0.1
+    ("::127.0.0.1", False),                 # the same, written with dots
+    ("::808:808", False),                   # IPv4-compatible is deprecated: refused whatever
+    ("::ffff:0:7f00:1", False),             # IPv4-translated 127.0.0.1
+    ("::ffff:0:808:808", False),            # IPv4-translated: refused whatever
+    ("fec0::1", False),                     # deprecated site-local
+    ("64:ff9b:1::a00:1", False),            # local-use NAT64 carrying 10.0.0.1
+    ("64:ff9b:1:ab:cd::7f00:1", False),     # ... with the subnet bits set
+    ("64:ff9b:1:7f00:0:100::", False),      # ... 127.0.0.1 in the /48 place (RFC 6052)
+    ("64:ff9b:1::808:808", True),           # local-use NAT64 carrying 8.8.8.8
+    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),  # Teredo, client 192.0.2.45
+    ("2001:db8::1", False), ("3fff::1", False),      # documentation
+    ("192.0.0.9", False), ("192.88.99.1", False), ("240.0.0.1", False),
+    ("255.255.255.255", False), ("fe80::1%eth0", False),
+    ("not an address", False), ("", False), ("1.2.3", False),
+])
+def test_every_form_of_a_local_address_is_refused(address: str, public: bool) -> None:
+    assert is_public(address) is public
+
+
+def _not_public_v4(ip: ipaddress.IPv4Address) -> bool:
+    return (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved
+            or ip.is_multicast or ip.is_unspecified or ip in ipaddress.ip_network("100.64.0.0/10"))
+
+
+def _embeddings(v4: int, data: st.DataObject) -> dict[str, int]:
+    """Every IPv6 address that carries the IPv4 address ``v4`` (as an integer)."""
+    bits = data.draw(st.integers(0, (1 << 80) - 1))
+    public_server = int(ipaddress.IPv4Address("65.54.227.120"))
+    forms = {
+        "mapped": 0xFFFF << 32 | v4,
+        "compatible": v4,
+        "translated": 0xFFFF << 48 | v4,
+        "6to4": 0x2002 << 112 | v4 << 80 | bits & ((1 << 80) - 1),
+        "nat64": 0x64FF9B << 96 | v4,
+        "nat64-local/96": 0x64FF9B0001 << 80 | (bits & ((1 << 48) - 1)) << 32 | v4,
+        "teredo-client": 0x20010000 << 96 | public_server << 64 | (bits & 0xFFFFFFFF) << 32
+        | (~v4 & 0xFFFFFFFF),
+        "teredo-server": 0x20010000 << 96 | v4 << 64 | (bits & 0xFFFFFFFF) << 32 | 0x01020304,
+    }
+    for prefix in (48, 56, 64):  # RFC 6052: the IPv4 bits around the u octet (64-71)
+        low = prefix - 32  # IPv4 bits after the u octet; the 64 - prefix before it
+        first, rest = v4 >> low, v4 & ((1 << low) - 1)
+        forms[f"nat64-local/{prefix}"] = (0x64FF9B0001 << 80 | first << 64
+                                          | rest << (56 - low))
+    return forms
+
+
+_IPV4 = st.ip_addresses(v=4).map(lambda ip: ipaddress.IPv4Address(int(ip)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_IPV4.filter(_not_public_v4), st.data())
+def test_no_ipv6_form_of_a_private_ipv4_address_gets_through(
+        ip: ipaddress.IPv4Address, data: st.DataObject) -> None:
+    assert not is_public(str(ip))
+    for form, value in _embeddings(int(ip), data).items():
+        address = str(ipaddress.IPv6Address(value))
+        assert not is_public(address), (form, address)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_IPV4.filter(lambda ip: not _not_public_v4(ip)), st.data())
+def test_ipv6_forms_of_a_public_ipv4_address_are_judged_by_it(
+        ip: ipaddress.IPv4Address, data: st.DataObject) -> None:
+    forms = _embeddings(int(ip), data)
+    for form in ("mapped", "6to4", "nat64"):
+        assert is_public(str(ipaddress.IPv6Address(forms[form]))) is is_public(str(ip)), form
+
+
+_NOT_GLOBAL_V6 = ["::/96", "::ffff:0:0:0/96", "fec0::/10", "fc00::/7", "fe80::/10", "ff00::/8",
+                  "100::/64", "2001:db8::/32", "::1/128", "4000::/2", "8000::/1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_NOT_GLOBAL_V6).flatmap(lambda net: st.ip_addresses(network=net)))
+def test_ipv6_outside_the_global_ranges_is_refused(
+        ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> None:
+    assert not is_public(str(ip))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(0, (1 << 128) - 1))
+def test_a_public_ipv6_address_is_global_unicast_or_carries_a_public_ipv4(value: int) -> None:
+    ip = ipaddress.IPv6Address(value)
+    if is_public(str(ip)):
+        carried = embedded_ipv4(ip)
+        assert carried or ip in ipaddress.ip_network("2000::/3")
+        assert all(is_public(str(v4)) for v4 in carried)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=50))
+def test_is_public_never_raises(text: str) -> None:
+    assert is_public(text) in (True, False)
+
+
+# -- address forms in URLs reach the guard as the address they are ---------------------------
+
+
+@pytest.mark.parametrize("host", ["0177.0.0.1", "2130706433", "0x7f.1", "127.1",
+                                  "0x7F.0.0.01", "１２７．０．０．１", "[::ffff:127.0.0.1]",
+                                  "[::ffff:7f00:1]"])
+def test_every_way_of_writing_loopback_is_refused(sites: SiteServer, host: str) -> None:
+    before = len(sites.requests)
+    with pytest.raises(FetchError, match=r"resolves to (127\.0\.0\.1|::ffff:127\.0\.0\.1|"
+                                         r"::ffff:7f00:1), a private or local address"):
+        asyncio.run(load_site(f"http://{host}:{sites.port}/yangon-school/", Settings()))
+    assert len(sites.requests) == before
+
+
+@pytest.mark.parametrize("host", ["0177.0.0.1", "2130706433", "0x7f.1", "１２７．０．０．１"])
+def test_an_ipv4_form_connects_to_the_address_that_was_checked(sites: SiteServer,
+                                                               host: str) -> None:
+    site = asyncio.run(load_site(f"http://{host}:{sites.port}/yangon-school/",
+                                 Settings(allow_private=True, max_pages=0)))
+    assert site.pages == (sites.url("yangon-school/"),)
+
+
+@pytest.mark.parametrize("location", ["http://0x7f.1:{port}/yangon-school/",
+                                      "http:\\\\127.0.0.1:{port}\\yangon-school\\",
+                                      "//2130706433:{port}/", "http://[::ffff:7f00:1]:{port}/"])
+def test_a_redirect_to_any_form_of_loopback_is_refused(sites: SiteServer, location: str) -> None:
+    sites.route("/go-odd", redirect=location.format(port=sites.port))
+    inner = LoopbackInner()
+    with pytest.raises(FetchError, match=r"^http://shop\.example:\d+/go-odd: .* resolves to "
+                                         r"\S+, a private or local address"):
+        site_of(f"http://shop.example:{sites.port}/go-odd", Settings(), inner)
+    assert set(inner.connected) == {PUBLIC}
+
+
+@pytest.mark.parametrize("address", ["64:ff9b:1:c000:2:2100::", "64:ff9b:1:c0:0:221::",
+                                     "64:ff9b:1:0:c0:2:2100::", "64:ff9b:1::c000:221"])
+def test_local_use_nat64_reads_the_rfc_6052_places(address: str) -> None:
+    # RFC 6052's examples of 192.0.2.33 at /48, /56, /64 and /96, on 64:ff9b:1::/48.
+    assert ipaddress.IPv4Address("192.0.2.33") in embedded_ipv4(ipaddress.IPv6Address(address))

@@ -20,7 +20,19 @@ import anyio
 import httpcore
 import httpx
 
+#: The only IPv6 block handed out for the public internet (RFC 4291, IANA); everything
+#: outside it (IPv4-compatible ::/96, IPv4-translated ::ffff:0:0:0/96, site-local fec0::/10,
+#: unique-local, link-local, multicast, unassigned) is refused unless it carries an IPv4
+#: address, which is then judged instead.
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+#: Inside 2000::/3 but not on the internet, though ``ipaddress`` may rate them global.
+_NOT_GLOBAL_V6 = (ipaddress.IPv6Network("2001:db8::/32"), ipaddress.IPv6Network("3fff::/20"))
+#: Rated global by ``ipaddress`` but not a destination on the internet: IETF protocol
+#: assignments and the deprecated 6to4 relay anycast block.
+_NOT_GLOBAL_V4 = (ipaddress.IPv4Network("192.0.0.0/24"), ipaddress.IPv4Network("192.88.99.0/24"))
+#: NAT64: the well-known prefix (RFC 6052, always /96) and the local-use prefix (RFC 8215).
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
 
 #: host, port -> IP addresses (strings). Tests inject a fake; the default asks the OS.
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -37,16 +49,61 @@ class BlockedAddress(Exception):
 
 
 def is_public(address: str) -> bool:
-    """True for a globally routable unicast address."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address):
-        # IPv6 forms that carry an IPv4 address are judged by that address.
-        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if embedded is None and ip in _NAT64:
-            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if embedded is not None:
-            return is_public(str(embedded))
-    return ip.is_global and not ip.is_multicast
+    """True for a globally routable unicast address; False for anything else, including
+    text that is not an address. IPv6 forms that carry an IPv4 address (mapped, 6to4,
+    Teredo, NAT64) are judged by every IPv4 address they carry."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv4Address):
+        return _public_v4(ip)
+    embedded = embedded_ipv4(ip)
+    if embedded:
+        return all(_public_v4(v4) for v4 in embedded)
+    return (ip in _GLOBAL_UNICAST and ip.is_global
+            and not any(ip in net for net in _NOT_GLOBAL_V6))
+
+
+def _public_v4(ip: ipaddress.IPv4Address) -> bool:
+    return (ip.is_global and not ip.is_multicast and not ip.is_reserved
+            and not any(ip in net for net in _NOT_GLOBAL_V4))
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries, for the forms a NAT or tunnel turns
+    into an IPv4 connection; empty for a plain IPv6 address."""
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    if ip.teredo is not None:
+        # Teredo: the relay server and the client both receive traffic.
+        return list(ip.teredo)
+    if ip in _NAT64:
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
+    if ip in _NAT64_LOCAL:
+        return _nat64_local(int(ip))
+    return []
+
+
+def _nat64_local(value: int) -> list[ipaddress.IPv4Address]:
+    # RFC 8215 lets a network cut 64:ff9b:1::/48 into longer prefixes, and RFC 6052 puts
+    # the IPv4 address at a different place for each length, skipping bits 64-71 (the
+    # "u" octet). The /96 place is always judged; the /48, /56 and /64 places are judged
+    # too when the address is well formed for them (u octet and suffix zero), so no form
+    # a local NAT64 could translate to a private address gets through.
+    found = [ipaddress.IPv4Address(value & 0xFFFFFFFF)]
+    for prefix in (48, 56, 64):
+        high = 64 - prefix  # IPv4 bits before the u octet
+        low = 32 - high  # IPv4 bits after it
+        suffix = 56 - low  # bits after the IPv4 address
+        if (value >> 56) & 0xFF or value & ((1 << suffix) - 1):
+            continue
+        first = (value >> 64) & ((1 << high) - 1)
+        rest = (value >> suffix) & ((1 << low) - 1)
+        found.append(ipaddress.IPv4Address((first << low) | rest))
+    return found
 
 
 async def system_resolver(host: str, port: int) -> list[str]:

@@ -19,10 +19,17 @@ import httpx
 
 from leadengine.config import Settings
 from leadengine.errors import FetchError
-from leadengine.web.fetch import http_error
+from leadengine.web.fetch import (
+    ReadProblem,
+    http_error,
+    network_reason,
+    open_response,
+    read_body,
+)
 from leadengine.web.guard import BlockedAddress
 
-#: Largest robots.txt read (RFC 9309 asks crawlers to read at least 500 KiB).
+#: Largest robots.txt read, after decompression (RFC 9309 asks crawlers to read at
+#: least 500 KiB); the rest of a longer file is ignored.
 MAX_ROBOTS_BYTES = 512_000
 #: Origins whose rules a policy keeps (least recently used dropped first).
 MAX_ORIGINS = 10_000
@@ -54,11 +61,15 @@ class RobotsPolicy:
             self._rules.move_to_end(origin)
         try:
             rules = await asyncio.shield(task)
-        except (BlockedAddress, httpx.ConnectError, httpx.TimeoutException) as exc:
+        except (BlockedAddress, httpx.ConnectError) as exc:
             # The site itself is unreachable: say so, as fetching the page would. Not
             # remembered: the next row on this origin tries again.
             self._rules.pop(origin, None)
             raise http_error(url, exc, self.settings) from None
+        except httpx.TimeoutException as exc:
+            self._rules.pop(origin, None)
+            raise FetchError(url, f"robots.txt: {network_reason(exc, self.settings)}"
+                             ) from None
         except Exception:
             self._rules.pop(origin, None)
             raise
@@ -74,25 +85,26 @@ class RobotsPolicy:
             async with asyncio.timeout(self.settings.page_deadline):
                 return await self._load(origin)
         except TimeoutError:
-            return f"no answer within {self.settings.page_deadline:g}s"
+            return f"not finished within {self.settings.page_deadline:g}s"
 
     async def _load(self, origin: str) -> RobotFileParser | str:
         parser = RobotFileParser()
         try:
-            async with self.client.stream("GET", f"{origin}/robots.txt") as response:
+            # The page's own reader: redirects without reading their bodies, and a cap
+            # that holds through every layer of compression.
+            async with open_response(self.client, f"{origin}/robots.txt",
+                                     self.settings.max_redirects) as response:
                 if 400 <= response.status_code < 500:
                     parser.parse([])
                     return parser
                 if response.status_code >= 500:
                     return f"HTTP {response.status_code}"
-                body = b""
-                async for chunk in response.aiter_bytes():
-                    body += chunk
-                    if len(body) > MAX_ROBOTS_BYTES:
-                        break
+                body, _ = await read_body(response, MAX_ROBOTS_BYTES)
         except (httpx.ConnectError, httpx.TimeoutException):
             raise
-        except httpx.HTTPError as exc:
-            return type(exc).__name__
-        parser.parse(body[:MAX_ROBOTS_BYTES].decode("utf-8", "replace").splitlines())
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            return network_reason(exc, self.settings)
+        except ReadProblem as exc:
+            return str(exc)
+        parser.parse(body.decode("utf-8", "replace").splitlines())
         return parser
