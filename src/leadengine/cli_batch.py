@@ -30,6 +30,7 @@ from leadengine.cli_common import (
     method_option,
 )
 from leadengine.errors import ConfigError, LeadEngineError
+from leadengine.redact import safe_message
 
 if TYPE_CHECKING:
     from leadengine.batch import Summary
@@ -72,18 +73,22 @@ def _store(db: str | None, create: bool = True) -> Store:
 @click.option("--retry-failed", is_flag=True, help="Evaluate rows that failed before again.")
 @click.option("--max-age", type=click.FloatRange(min=0), default=None,
               help="Reuse stored page snapshots fetched at most this many seconds ago.")
+@click.option("--encoding", default=None,
+              help="The input's encoding when it is not UTF-8 or UTF-16 with a BOM, e.g. "
+                   "cp874 for a sheet saved as CSV on Thai Windows.")
 @fetch_options
 @guarded
 def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
           temperature: float | None, base_url: str | None, no_cache: bool,
           knowledge_dir: Path | None, method: str | None,
           concurrency: int, per_host: int, host_delay: float | None, retry_failed: bool,
-          max_age: float | None, allow_private: bool | None, ignore_robots: bool | None,
-          max_pages: int | None) -> None:
+          max_age: float | None, encoding: str | None, allow_private: bool | None,
+          ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate every URL of INPUT: a CSV (comma, semicolon or tab separated) with a url
     or website column, or a text file of URLs; `-` reads standard input. Rows may also
     be saved HTML files or folders. Results are stored as they complete, so running the
-    same command again resumes."""
+    same command again resumes; batches started at the same time on one database share
+    the work instead of evaluating a URL twice."""
     from leadengine.batch import run_batch
 
     settings = _settings(provider=provider, model=model, temperature=temperature,
@@ -99,12 +104,13 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     if not sys.stderr.isatty():
         summary = _run_interruptible(run_batch(
             input_path, settings, kb, store, retry_failed=retry_failed,
-            concurrency=concurrency, per_host=per_host, max_age=max_age))
+            concurrency=concurrency, per_host=per_host, max_age=max_age, encoding=encoding))
     else:
         summary = _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
-                                         concurrency, per_host, max_age)
+                                         concurrency, per_host, max_age, encoding)
     lines = [summary.line(), *summary.failure_lines(), f"results: {store.url}"]
-    click.echo("\n".join(lines), err=True)
+    # Failure reasons quote servers and input cells: no key or escape code gets through.
+    click.echo("\n".join(safe_message(line) for line in lines), err=True)
 
 
 class _Terminated(Exception):
@@ -158,7 +164,8 @@ async def _cancel_on_sigterm(coro: Coroutine[Any, Any, T]) -> T:
 
 def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
                            store: Store, retry_failed: bool, concurrency: int,
-                           per_host: int, max_age: float | None = None) -> Summary:
+                           per_host: int, max_age: float | None = None,
+                           encoding: str | None = None) -> Summary:
     """A rich progress bar on a terminal: done, failed, rate, ETA, spend so far."""
     from rich.console import Console
     from rich.progress import (
@@ -177,9 +184,9 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
     # (a few hundred bytes a row: fine for a list someone watches on a terminal).
     rows: list[Row] | None = None
     if input_is_seekable(input_path):
-        total = sum(1 for _ in read_rows(input_path))
+        total = sum(1 for _ in read_rows(input_path, encoding))
     else:
-        rows = list(read_rows(input_path))
+        rows = list(read_rows(input_path, encoding))
         total = len(rows)
     columns = [TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[failed]} failed"),
@@ -196,7 +203,7 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
         return _run_interruptible(run_batch(
             input_path, settings, kb, store, retry_failed=retry_failed,
             concurrency=concurrency, per_host=per_host, on_progress=update,
-            max_age=max_age, rows=rows))
+            max_age=max_age, rows=rows, encoding=encoding))
 
 
 @click.command()
@@ -299,7 +306,8 @@ def _is_regular_file(stream: TextIO) -> bool:
 @guarded
 def runs_command(db: str | None) -> None:
     """List batch runs: what each run evaluated, what failed, what it skipped because a
-    result was already stored (done before, or failed before)."""
+    result was already stored (done before, or failed before) or another run was
+    evaluating it. A run whose process is gone shows as interrupted."""
     import datetime
 
     found = _store(db, create=False).runs()
@@ -310,10 +318,10 @@ def runs_command(db: str | None) -> None:
                f"{'skipped':>7}  evaluator  input")
     for run in found:
         started = datetime.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
-        skipped = run["skipped_done"] + run["skipped_failed"]
+        skipped = run["skipped_done"] + run["skipped_failed"] + run["elsewhere"]
         click.echo(f"{run['id']:>4}  {started:<16}  {run['status']:<11} "
                    f"{run['evaluated']:>9} {run['failed']:>6} {skipped:>7}  "
-                   f"{run['provider']}/{run['model']}  {run['input']}")
+                   f"{run['provider']}/{run['model']}  {safe_message(str(run['input']))}")
 
 
 @click.command()

@@ -3,6 +3,7 @@
     LeadEngineError            base: the CLI prints ``error: <message>`` and exits 1
     ├── ConfigError            bad option, unknown provider/method, missing key
     ├── KnowledgeError         knowledge dir missing/empty, bad file, bad front matter
+    ├── StoreError             the results database cannot be opened, read or written
     ├── FetchError             the page could not be fetched (carries the URL)
     │   └── ContentError       fetched, but not usable HTML (PDF, image, empty page)
     └── LLMError               the model could not give a valid evaluation
@@ -22,6 +23,15 @@ class ConfigError(LeadEngineError):
 
 class KnowledgeError(LeadEngineError):
     """The knowledge base cannot be loaded."""
+
+
+class StoreError(LeadEngineError):
+    """The results database cannot be opened, read or written."""
+
+    def __init__(self, message: str, cause: str = "") -> None:
+        super().__init__(message)
+        #: The database driver's own message, when there is one.
+        self.cause = cause
 
 
 class FetchError(LeadEngineError):
