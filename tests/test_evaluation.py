@@ -180,7 +180,7 @@ def test_compare_runs_with_and_without_rag(fake_llm: FakeOpenAI) -> None:
     with_rag, without = (r["json"]["messages"][1]["content"] for r in fake_llm.chat_requests)
     assert with_rag.startswith("Additional Advisory Context (RAG):")
     assert without.startswith("Analyze this website content and provide the evaluation in "
-                              "JSON:\n\n<website_content>")
+                              "JSON:\n\n<website_content id=\"")
 
 
 def test_compare_table_offline() -> None:

@@ -13,7 +13,13 @@ import pytest
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.evaluators.llm import REPAIR_PROMPT
 from leadengine.pipeline import evaluate_url, retrieval_query
-from leadengine.prompt import SYSTEM_PROMPT, build_user_content, fence, system_prompt
+from leadengine.prompt import (
+    SYSTEM_PROMPT,
+    build_user_content,
+    fence,
+    fence_id,
+    system_prompt,
+)
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.web.site import load_site
 from tests.conftest import SITES
@@ -61,7 +67,9 @@ def test_sends_the_exact_seed_prompt_and_returns_the_evaluation(fake_llm: FakeOp
     assert body["messages"][0]["content"].startswith(SYSTEM_PROMPT)
     assert "Fit-score rubric (from the knowledge base):\n## Fit-Score Rubric" in (
         body["messages"][0]["content"])
-    assert body["messages"][1]["content"].endswith("</website_content>")
+    # The fence's tags carry the content's id: only that closing tag ends the content.
+    tag_id = fence_id(site.content)
+    assert body["messages"][1]["content"].endswith(f'</website_content id="{tag_id}">')
     assert body["model"] == "llama-test"
     assert body["response_format"] == {"type": "json_object"}
     assert body["temperature"] == 0.2

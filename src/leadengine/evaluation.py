@@ -94,6 +94,9 @@ class Evaluation(Judgement):
     digital_maturity: dict[str, dict[str, Any]] = Field(default_factory=dict)
     sources: list[Source] = Field(default_factory=list)
     signals: dict[str, Any] = Field(default_factory=dict)
+    #: What the evaluation could not see or did not trust: unread subpages, a page cut
+    #: short, text addressed to an AI (removed, or in the page's metadata), a name
+    #: passed over, an answer corrected (excluded service, fit score above the facts).
     warnings: list[str] = Field(default_factory=list)
     #: Tokens: ``prompt_estimate`` (counted before sending), and the provider's
     #: ``prompt`` / ``completion`` usage, plus ``reasoning`` (the part of ``completion``

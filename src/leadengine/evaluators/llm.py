@@ -25,13 +25,21 @@ from leadengine.errors import ConfigError, LeadEngineError, LLMError
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Evaluation, LLMAnswer, Source
 from leadengine.evaluators.cache import ResponseCache
 from leadengine.evaluators.chat import ChatClient, ChatError, ChatResult
-from leadengine.evaluators.heuristic import judge
+from leadengine.evaluators.heuristic import (
+    Findings,
+    fit_caps,
+    judge,
+    metadata_injections,
+    page_warnings,
+    pick_business_name,
+)
 from leadengine.prompt import build_messages, fence, system_prompt
 from leadengine.ratelimit import RateLimiter
 from leadengine.retrieval import Hit
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.cache import cache_dir
-from leadengine.rules import Rules
+from leadengine.rules import Rubric, Rules
+from leadengine.web.injection import escape_fence_tags, find_injections
 from leadengine.web.site import Site
 
 _FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
@@ -59,6 +67,10 @@ ANSWER_TOKENS = 400
 #: ...and for a reasoning model's thinking, by effort: rough figures for this prompt,
 #: corrected from the server's usage once it answers (RateLimiter.settle).
 REASONING_TOKENS = {"low": 600, "medium": 1500, "high": 4000}
+
+#: How far the model's fit score may rise above the fact-based (offline) score: room to
+#: weigh what rules cannot read, not enough to turn a "worth a look" into a "high".
+FACT_MARGIN = 15
 
 REPAIR_PROMPT = (
     "Your previous answer was not a valid evaluation: {errors}\n"
@@ -205,7 +217,19 @@ class LLMEvaluator:
                                f"evaluation after one repair attempt: {error}") from None
         cached = calls["paid"] == 0
         answer_fields = judgement.model_dump()
-        warnings = site.warnings()
+        warnings = page_warnings(site)
+        tags = escape_fence_tags(site.content)[1]
+        warnings += [f"a fence-tag look-alike was escaped in the content: {tag[:200]!r}"
+                     for tag in tags]
+        # The page addressed an AI somewhere: its text, hidden text, metadata, or by
+        # imitating the fence. Whatever reached the model may have swayed it.
+        addressed_ai = bool(site.injections or tags or metadata_injections(site))
+        if find_injections(answer_fields["business_name"]):
+            name = pick_business_name(site)[0]
+            warnings.append(f"the model's business_name addresses an AI "
+                            f"({answer_fields['business_name'][:200]!r}); replaced by "
+                            f"{name!r}")
+            answer_fields["business_name"] = name
         layers: dict[str, dict[str, Any]] = {}
         excluded: list[str] = []
         if self.rules is not None:
@@ -214,6 +238,11 @@ class LLMEvaluator:
             # never pitched, whatever the model says.
             findings = judge(site, self.rules)
             layers = findings.layers
+            score, why = bound_fit_score(answer_fields["fit_score"], findings,
+                                         self.rules.rubric, addressed_ai=addressed_ai)
+            if why:
+                warnings.append(why)
+                answer_fields["fit_score"] = score
             if findings.exclusion is not None:
                 excluded = list(findings.exclusion.never_sell)
                 if answer_fields["primary_service"] in excluded:
@@ -318,6 +347,32 @@ class LLMEvaluator:
                                f"{self.base_url} (HTTP 404: {exc.message}): check --base-url "
                                "/ LEADENGINE_BASE_URL")
         return LLMError(f"{self.name} returned HTTP {exc.status}: {exc.message}")
+
+
+def bound_fit_score(score: int, findings: Findings, rubric: Rubric, *,
+                    addressed_ai: bool) -> tuple[int, str | None]:
+    """The model's fit score held to the facts, and the warning when it had to be
+    lowered (None when it stands).
+
+    The ceiling is the fact-based score (the offline rubric on the same site) plus
+    :data:`FACT_MARGIN`, and never above a rubric cap that the facts trigger (out of
+    market, location not stated, excluded industry, nothing identified). When the page
+    addressed an AI the ceiling is the fact-based score itself: a model that may have
+    been swayed gets no benefit of the doubt. A score below the ceiling stands: the
+    model may see a reason to rate a lead lower that the rules cannot."""
+    fact = findings.fit_score
+    ceiling, why = min(100, fact + FACT_MARGIN), (
+        f"more than {FACT_MARGIN} points above the fact-based score of {fact} (the "
+        "knowledge base's rubric applied to the site's signals)")
+    for cap, reason in fit_caps(findings, rubric):
+        if cap < ceiling:
+            ceiling, why = cap, f"the rubric caps {reason} at {cap}"
+    if addressed_ai and fact < ceiling:
+        ceiling, why = fact, (f"the page addresses an AI (possible prompt injection), so "
+                              f"the score may not exceed the fact-based score of {fact}")
+    if score <= ceiling:
+        return score, None
+    return ceiling, f"fit_score lowered from {score} to {ceiling}: {why}"
 
 
 def _usage(response: ChatResult) -> dict[str, int]:
