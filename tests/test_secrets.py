@@ -158,3 +158,36 @@ def test_a_knowledge_base_past_the_semantic_cap_stays_bounded(tmp_path: Path) ->
     assert said == ["the knowledge base has 5 passages, more than the semantic index's cap "
                     "of 3: hybrid ranks with bm25 alone (raise "
                     "LEADENGINE_SEMANTIC_MAX_PASSAGES to embed them, once)"]
+
+
+@given(st.binary(max_size=400) | st.text(max_size=400).map(lambda t: t.encode("utf-8")))
+def test_front_matter_parser_never_raises_outside_the_error_tree(raw: bytes) -> None:
+    """Any bytes as a knowledge file give a document or a KnowledgeError naming the file,
+    never a YAML, pydantic or Unicode exception."""
+    from leadengine.knowledge import parse_document
+
+    try:
+        document = parse_document("f.md", raw)
+    except KnowledgeError as exc:
+        assert str(exc).startswith("f.md")
+    else:
+        assert document.path == "f.md"
+
+
+@given(st.dictionaries(st.sampled_from(["rubric", "geography", "industries", "angles",
+                                        "services", "bogus"]),
+                       st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                                    lambda inner: st.lists(inner, max_size=3)
+                                    | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                                    max_leaves=8), max_size=3))
+def test_any_front_matter_rules_load_or_name_the_problem(rules: dict[str, object]) -> None:
+    import json
+    import tempfile
+
+    text = "---\nleadengine: " + json.dumps(rules) + "\n---\n# Body\nDental clinics.\n"
+    with tempfile.TemporaryDirectory() as folder:
+        root = write_kb(Path(folder), {"r.md": text})
+        try:
+            KnowledgeBase.from_dir(root)
+        except KnowledgeError as exc:
+            assert "r.md" in str(exc)
