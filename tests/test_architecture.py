@@ -1,0 +1,300 @@
+"""The package's shape: no import cycles, a pinned public API, data that does not import
+the index that reads it."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import leadengine
+from tests.conftest import REPO
+
+PACKAGE = REPO / "src" / "leadengine"
+
+
+# --- the module-level import graph ----------------------------------------------------
+
+
+def module_name(path: Path, package: Path) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_of(module: str, path: Path) -> str:
+    """The package a module's relative imports start from."""
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def ancestors(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def import_time_nodes(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements that run when the module is imported: not inside a function
+    (it runs later, if ever) nor under ``if TYPE_CHECKING:`` (it never runs); class
+    bodies, ``try`` and ordinary ``if`` blocks do run."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        elif isinstance(node, ast.If) and is_type_checking(node.test):
+            found.extend(import_time_nodes(node.orelse))
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for child in getattr(node, field, []):
+                    inner = child.body if isinstance(child, ast.excepthandler | ast.match_case) \
+                        else [child]
+                    found.extend(import_time_nodes(inner))
+    return found
+
+
+def imported_modules(node: ast.Import | ast.ImportFrom, module: str, path: Path,
+                     known: set[str]) -> set[str]:
+    """The modules ``node`` names: ``import a.b``, or ``from p import x`` (the submodule
+    ``p.x`` when there is one, else ``p``, whose attribute ``x`` is read)."""
+    if isinstance(node, ast.Import):
+        return {alias.name for alias in node.names}
+    base = node.module or ""
+    if node.level:
+        anchor = package_of(module, path).split(".")
+        anchor = anchor[: len(anchor) - node.level + 1]
+        base = ".".join([*anchor, base] if base else anchor)
+    submodules = {f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in known}
+    return submodules if len(submodules) == len(node.names) else {base, *submodules}
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """``module -> modules of this package it imports at import time``. Importing
+    ``a.b.c`` first runs the packages ``a`` and ``a.b``, so they count too, except the
+    importer's own packages: those are already running when it is imported."""
+    files = {module_name(p, package): p for p in package.rglob("*.py")}
+    known = set(files)
+    graph: dict[str, set[str]] = {}
+    for module, path in sorted(files.items()):
+        own = set(ancestors(module))
+        edges: set[str] = set()
+        for node in import_time_nodes(ast.parse(path.read_text(encoding="utf-8")).body):
+            for target in imported_modules(node, module, path, known):
+                edges.add(target)
+                edges.update(p for p in ancestors(target) if p not in own)
+        graph[module] = {m for m in edges if m in known and m != module}
+    return graph
+
+
+def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component (Tarjan), as a closed path."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [closed_path(graph, set(c), c[0]) for c in components]
+
+
+def closed_path(graph: dict[str, set[str]], component: set[str], start: str) -> list[str]:
+    """A shortest path from ``start`` back to itself inside ``component``."""
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph[node] & component):
+                if nxt == start:
+                    return [*paths[node], start]
+                if nxt not in paths:
+                    paths[nxt] = [*paths[node], nxt]
+                    following.append(nxt)
+        frontier = following
+    raise AssertionError(f"{start} is not on a cycle")
+
+
+def test_the_graph_walker_sees_what_python_runs() -> None:
+    source = ast.parse(
+        "import a\nfrom b import c\nif TYPE_CHECKING:\n    import d\nelse:\n    import e\n"
+        "def f():\n    import g\nclass C:\n    import h\ntry:\n    import i\n"
+        "except ImportError:\n    import j\n")
+    names = [n.names[0].name if isinstance(n, ast.Import) else n.module
+             for n in import_time_nodes(source.body)]
+    assert names == ["a", "b", "e", "h", "i", "j"]
+    assert find_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert find_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
+    """The cycle this test exists for: data importing a retrieval submodule runs the
+    retrieval package first, and that package imports the data back."""
+    files = {
+        "__init__.py": "",
+        "knowledge.py": "from typing import TYPE_CHECKING\nfrom pkg.retrieval.passages import P\n"
+                        "if TYPE_CHECKING:\n    from pkg.retrieval.index import Index\n",
+        "retrieval/__init__.py": "from pkg.knowledge import KnowledgeBase\n",
+        "retrieval/passages.py": "from pkg.retrieval import Hit\n",
+        "retrieval/index.py": "from pkg import knowledge\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / name).write_text(text, encoding="utf-8")
+    graph = import_graph(tmp_path / "pkg")
+    assert graph["pkg.knowledge"] == {"pkg.retrieval", "pkg.retrieval.passages"}
+    assert graph["pkg.retrieval.index"] == {"pkg.knowledge"}
+    assert find_cycles(graph) == [["pkg.knowledge", "pkg.retrieval", "pkg.knowledge"]]
+    (tmp_path / "pkg" / "retrieval" / "__init__.py").write_text("", encoding="utf-8")
+    assert find_cycles(import_graph(tmp_path / "pkg")) == []
+
+
+def test_no_import_cycles() -> None:
+    cycles = find_cycles(import_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_knowledge_does_not_import_retrieval() -> None:
+    """Data does not import the index that reads it: the index imports the knowledge."""
+    graph = import_graph()
+    assert not {m for m in graph["leadengine.knowledge"] if m.startswith("leadengine.retrieval")}
+    assert "leadengine.knowledge" in graph["leadengine.retrieval.index"]
+
+
+def test_knowledge_imports_without_numpy_bm25s_or_retrieval() -> None:
+    code = ("import sys, json, leadengine.knowledge\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'bm25s', 'Stemmer') or m.startswith('leadengine.retrieval'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=REPO, check=True)
+    assert json.loads(done.stdout) == []
+
+
+def test_loading_and_reading_a_knowledge_base_builds_no_index(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\nleadengine:\n  rubric:\n    base: 12\n---\n"
+                                   "# Criteria\n## Scoring Rubric\nBangkok clinics first.\n",
+                                   encoding="utf-8")
+    code = ("import sys, json\nfrom leadengine import KnowledgeBase\n"
+            f"kb = KnowledgeBase.from_dir({str(tmp_path)!r})\n"
+            "facts = [len(kb.documents), len(kb.sections), kb.rules.rubric.base, kb.version,"
+            " kb.rubric_text()]\n"
+            "print(json.dumps([facts, sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'bm25s') or m.startswith('leadengine.retrieval'))]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=REPO, check=True)
+    facts, loaded = json.loads(done.stdout)
+    assert facts[:3] == [1, 2, 12] and facts[4].startswith("## Scoring Rubric")
+    assert loaded == []
+
+
+# --- the public API -------------------------------------------------------------------
+
+
+def test_exported_members() -> None:
+    """Every public name resolves, and the list is exactly this (httpx's
+    ``test_exported_members`` style): adding or removing an export is a decision."""
+    assert leadengine.__all__ == [
+        "SYSTEM_PROMPT",
+        "ConfigError",
+        "ContentError",
+        "Document",
+        "Evaluation",
+        "Evaluator",
+        "FetchError",
+        "Hit",
+        "Judgement",
+        "KnowledgeBase",
+        "KnowledgeError",
+        "LLMError",
+        "LeadEngineError",
+        "QuotaExhausted",
+        "RAGSystem",
+        "Section",
+        "Settings",
+        "StoreError",
+        "__version__",
+        "build_messages",
+        "build_user_content",
+        "evaluate",
+        "evaluate_url",
+        "make_evaluator",
+    ]
+    # The order is ruff's (RUF022: constants, classes, functions); each name once, and
+    # each one in the lazy-import table.
+    assert len(set(leadengine.__all__)) == len(leadengine.__all__)
+    assert set(leadengine.__all__) == {*leadengine._EXPORTS, "__version__"}
+    for name in leadengine.__all__:
+        member = getattr(leadengine, name)
+        owner = getattr(member, "__module__", "leadengine")
+        assert owner.startswith("leadengine"), (name, owner)
+    assert sorted(dir(leadengine)) == sorted(leadengine.__all__)
+
+
+def test_every_error_class_is_exported() -> None:
+    from leadengine import errors
+
+    classes = {name for name, value in vars(errors).items()
+               if inspect.isclass(value) and issubclass(value, Exception)
+               and value.__module__ == errors.__name__}
+    assert classes <= set(leadengine.__all__)
+
+
+def test_unknown_attribute() -> None:
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        _ = leadengine.nope  # type: ignore[attr-defined]
+
+
+def test_importing_the_package_imports_nothing_heavy() -> None:
+    code = ("import sys, json, leadengine\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'httpx', 'pydantic', 'yaml') or m.startswith('leadengine.'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=REPO, check=True)
+    assert json.loads(done.stdout) == []
+
+
+def test_api_and_engine_default_methods_are_both_documented() -> None:
+    """``KnowledgeBase.retrieve`` defaults to the seed's ``keyword`` (DESIGN.md documents
+    that call); the engine defaults to ``hybrid``. They differ on purpose, and say so."""
+    from leadengine import KnowledgeBase, Settings
+    from leadengine.retrieval.index import RetrievalIndex
+
+    api = inspect.signature(KnowledgeBase.retrieve).parameters["method"].default
+    index = inspect.signature(RetrievalIndex.retrieve).parameters["method"].default
+    assert (api, index, Settings().retrieval_method) == ("keyword", "keyword", "hybrid")
+    for doc in (KnowledgeBase.retrieve.__doc__, RetrievalIndex.retrieve.__doc__):
+        assert doc is not None and "keyword" in doc and "retrieval_method" in doc
+    reference = (REPO / "docs" / "rag-api.md").read_text(encoding="utf-8")
+    assert "Settings.retrieval_method" in reference and 'method="keyword"' in reference
