@@ -17,8 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leadengine import Evaluation, KnowledgeBase, Settings
-from leadengine.evaluators.heuristic import judge, page_warnings, pick_business_name
 from leadengine.evaluators.llm import FACT_MARGIN
+from leadengine.facts import identify as judge
+from leadengine.facts import page_warnings, pick_business_name
 from leadengine.pipeline import evaluate_url
 from leadengine.prompt import SYSTEM_PROMPT, build_user_content, fence, fence_id
 from leadengine.web import injection

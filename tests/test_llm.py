@@ -12,12 +12,14 @@ import pytest
 
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.evaluators.llm import REPAIR_PROMPT
+from leadengine.facts import site_facts
 from leadengine.pipeline import evaluate_url, retrieval_query
 from leadengine.prompt import (
     SYSTEM_PROMPT,
     build_user_content,
     fence,
     fence_id,
+    prompt_content,
     system_prompt,
 )
 from leadengine.retrieval.budget import estimate_tokens
@@ -59,16 +61,18 @@ def test_sends_the_exact_seed_prompt_and_returns_the_evaluation(fake_llm: FakeOp
     site = asyncio.run(load_site(SITE))
     hits = kb.retrieve(site.content, limit=3, method="keyword")
     assert [h.path for h in hits] == ["Lead_q_criteria.md", "strategy_efficiency.md"]
+    # The fenced content is the site's facts section, then its pages' text.
+    content = prompt_content(site_facts(site, kb.rules))[0]
     assert body["messages"] == [
         {"role": "system", "content": system_prompt(kb.rubric_text())},
-        {"role": "user", "content": build_user_content(fence(site.content),
+        {"role": "user", "content": build_user_content(fence(content),
                                                        [h.text for h in hits])},
     ]
     assert body["messages"][0]["content"].startswith(SYSTEM_PROMPT)
     assert "Fit-score rubric (from the knowledge base):\n## Fit-Score Rubric" in (
         body["messages"][0]["content"])
     # The fence's tags carry the content's id: only that closing tag ends the content.
-    tag_id = fence_id(site.content)
+    tag_id = fence_id(content)
     assert body["messages"][1]["content"].endswith(f'</website_content id="{tag_id}">')
     assert body["model"] == "llama-test"
     assert body["response_format"] == {"type": "json_object"}
@@ -94,7 +98,8 @@ def test_default_hybrid_context_is_section_passages_within_the_budget(
     site = asyncio.run(load_site(SITE))
     hits = kb.retrieve(retrieval_query(site), limit=3, method="hybrid", budget=1000)
     user = fake_llm.chat_requests[0]["json"]["messages"][1]["content"]
-    assert user == build_user_content(fence(site.content), [h.text for h in hits])
+    content = prompt_content(site_facts(site, kb.rules))[0]
+    assert user == build_user_content(fence(content), [h.text for h in hits])
     assert sum(estimate_tokens(h.text) for h in hits) <= 1000
     assert all(s.heading for s in evaluation.sources)
     assert [(s.path, s.heading) for s in evaluation.sources] == [(h.path, h.heading)

@@ -1,4 +1,8 @@
-"""The evaluation schema: the seed's six fields, plus where the answer came from."""
+"""The evaluation schema: the seed's six fields, plus where the answer came from.
+
+An evaluator returns a :class:`Verdict` (its judgement and what it cost); the
+pipeline assembles the :class:`Evaluation` from the site's facts and that verdict.
+"""
 
 from __future__ import annotations
 
@@ -65,6 +69,31 @@ STRICT_ANSWER_SCHEMA: dict[str, Any] = {
                  "reasoning", "outreach_angle", "angle"],
     "additionalProperties": False,
 }
+
+
+class Verdict(BaseModel):
+    """What an evaluator returns: its judgement, the warnings it adds and what it cost.
+
+    Everything else in an evaluation (signals, maturity, exclusions, the page's
+    warnings) is a fact of the site, the same whoever judges. ``business_name`` and
+    ``business_type`` may be left None: the facts' name and industry are used then.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    business_name: str | None = None
+    business_type: str | None = None
+    primary_service: str = Field(min_length=1)
+    fit_score: int = Field(ge=0, le=100)
+    angle: AngleName | None = None
+    reasoning: str = Field(min_length=1)
+    outreach_angle: str = Field(min_length=1)
+    #: What the evaluator corrected or escaped, after the page's own warnings.
+    warnings: list[str] = Field(default_factory=list)
+    #: Usage, as :class:`Evaluation` documents it.
+    tokens: dict[str, int] = Field(default_factory=dict)
+    cost_usd: float | None = None
+    cached: bool = False
 
 
 class Source(BaseModel):

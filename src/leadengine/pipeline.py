@@ -1,15 +1,27 @@
-"""One URL through every stage: fetch -> extract -> retrieve -> prompt -> evaluate."""
+"""One URL through every stage, one way:
+fetch -> read -> facts -> retrieve -> judge -> assemble.
+
+The facts are computed once (:func:`leadengine.facts.site_facts`), every evaluator
+judges the same facts, and the evaluation is assembled here from the facts and the
+evaluator's verdict (:func:`assemble_evaluation`).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import copy
+from collections.abc import Sequence
 
 from leadengine.config import Settings
-from leadengine.evaluation import Evaluation
+from leadengine.evaluation import Evaluation, Source, Verdict
 from leadengine.evaluators import Evaluator, make_evaluator
+from leadengine.facts import SiteFacts, site_facts
 from leadengine.knowledge import KnowledgeBase
 from leadengine.retrieval import Hit
 from leadengine.web.site import Site, load_site
+
+#: The business type of a site whose industry neither the facts nor the evaluator name.
+UNIDENTIFIED_TYPE = "Business (industry not identified)"
 
 
 def load_knowledge(settings: Settings) -> KnowledgeBase:
@@ -38,10 +50,47 @@ def retrieval_query(site: Site) -> str:
 
 async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
                         evaluator: Evaluator | None = None) -> Evaluation:
-    """Retrieve advisory context for an already loaded site and evaluate it."""
+    """Evaluate an already loaded site: its facts, advisory context, the evaluator's
+    verdict, assembled into one evaluation."""
     evaluator = evaluator or make_evaluator(settings, kb)
+    facts = site_facts(site, kb.rules)
     hits = advisory_hits(site, kb, settings)
-    return await evaluator.evaluate(site, hits, rag=settings.use_rag)
+    verdict = await evaluator.judge(facts, hits)
+    return assemble_evaluation(facts, verdict, hits, provider=evaluator.name,
+                               model=evaluator.model, rag=settings.use_rag)
+
+
+def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit], *,
+                        provider: str, model: str, rag: bool) -> Evaluation:
+    """The evaluation: the evaluator's judgement and usage, and the site's facts (name and
+    type when the verdict leaves them, maturity, exclusions, signals, warnings)."""
+    identity = facts.identity
+    warnings = list(facts.page_warnings)
+    if verdict.business_name is None:
+        # The facts' name is the one shown, so the candidates it passed over are news.
+        warnings += identity.warnings
+    return Evaluation(
+        business_name=verdict.business_name or identity.name,
+        business_type=verdict.business_type or identity.business_type or UNIDENTIFIED_TYPE,
+        primary_service=verdict.primary_service,
+        fit_score=verdict.fit_score,
+        reasoning=verdict.reasoning,
+        outreach_angle=verdict.outreach_angle,
+        url=facts.url,
+        provider=provider,
+        model=model,
+        rag=rag,
+        angle=verdict.angle,
+        excluded_services=facts.excluded_services,
+        digital_maturity=facts.maturity(),
+        sources=[Source(path=h.path, heading=h.heading, score=h.score) for h in hits],
+        # A copy: two evaluations of the same facts (``compare``) share no lists.
+        signals=copy.deepcopy(facts.signals),
+        warnings=warnings + verdict.warnings,
+        tokens=dict(verdict.tokens),
+        cost_usd=verdict.cost_usd,
+        cached=verdict.cached,
+    )
 
 
 async def evaluate_url(target: str, settings: Settings | None = None,

@@ -1,7 +1,9 @@
-"""Evaluators turn a site (and advisory passages) into an :class:`Evaluation`.
+"""Evaluators judge a site's facts (and advisory passages) and return a :class:`Verdict`.
 
 ``heuristic`` is the offline evaluator; every other provider name is an
-OpenAI-compatible endpoint served by :class:`LLMEvaluator`.
+OpenAI-compatible endpoint served by :class:`LLMEvaluator`. Neither computes
+facts nor assembles the evaluation: the pipeline does both, the same way for
+every evaluator (:func:`leadengine.pipeline.evaluate_site`).
 """
 
 from __future__ import annotations
@@ -10,19 +12,19 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from leadengine.config import Settings
-from leadengine.evaluation import Evaluation
+from leadengine.evaluation import Verdict
+from leadengine.facts import SiteFacts
 from leadengine.knowledge import KnowledgeBase
 from leadengine.retrieval import Hit
-from leadengine.web.site import Site
 
 
 class Evaluator(Protocol):
-    """Judges one site."""
+    """Judges one site from its facts."""
 
     name: str
     model: str
 
-    async def evaluate(self, site: Site, hits: Sequence[Hit], *, rag: bool) -> Evaluation: ...
+    async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict: ...
 
 
 def make_evaluator(settings: Settings, kb: KnowledgeBase) -> Evaluator:

@@ -22,25 +22,18 @@ from pydantic import ValidationError
 
 from leadengine.config import Provider, Settings
 from leadengine.errors import ConfigError, LeadEngineError, LLMError
-from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Evaluation, LLMAnswer, Source
+from leadengine.evaluation import STRICT_ANSWER_SCHEMA, LLMAnswer, Verdict
 from leadengine.evaluators.cache import ResponseCache
 from leadengine.evaluators.chat import ChatClient, ChatError, ChatResult
-from leadengine.evaluators.heuristic import (
-    Findings,
-    fit_caps,
-    judge,
-    metadata_injections,
-    page_warnings,
-    pick_business_name,
-)
-from leadengine.prompt import build_messages, fence, system_prompt
+from leadengine.facts import SiteFacts
+from leadengine.prompt import build_messages, fence, prompt_content, system_prompt
 from leadengine.ratelimit import RateLimiter
 from leadengine.retrieval import Hit
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.cache import cache_dir
 from leadengine.rules import Rubric, Rules
+from leadengine.scoring import fact_score, fit_caps
 from leadengine.web.injection import escape_fence_tags, find_injections
-from leadengine.web.site import Site
 
 _FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
 #: The models Groq lists with strict ``json_schema`` structured output, matched exactly:
@@ -197,9 +190,11 @@ class LLMEvaluator:
         thinking = REASONING_TOKENS[self.settings.reasoning_effort] if self.reasoning else 0
         return min(room, ANSWER_TOKENS + thinking)
 
-    async def evaluate(self, site: Site, hits: Sequence[Hit], *, rag: bool) -> Evaluation:
+    async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
+        """The model's verdict on the facts and the pages' text, held to the facts."""
+        content, removed = prompt_content(facts)
         messages: list[dict[str, Any]] = build_messages(
-            fence(site.content), [h.text for h in hits], system_prompt=self.system_prompt)
+            fence(content), [h.text for h in hits], system_prompt=self.system_prompt)
         tokens = {"prompt_estimate": sum(estimate_tokens(m["content"]) for m in messages),
                   "prompt": 0, "completion": 0}
         calls = {"paid": 0, "cached": 0}
@@ -216,56 +211,46 @@ class LLMEvaluator:
                 raise LLMError(f"{self.name} model {self.model!r} did not return a valid "
                                f"evaluation after one repair attempt: {error}") from None
         cached = calls["paid"] == 0
-        answer_fields = judgement.model_dump()
-        warnings = page_warnings(site)
-        tags = escape_fence_tags(site.content)[1]
+        fields, warnings = self.hold_to_facts(judgement.model_dump(), facts, content, removed)
+        return Verdict(**fields, warnings=warnings, tokens=tokens, cached=cached,
+                       cost_usd=0.0 if cached else price(self.settings, self.model, tokens))
+
+    def hold_to_facts(self, fields: dict[str, Any], facts: SiteFacts, content: str,
+                      removed: list[str]) -> tuple[dict[str, Any], list[str]]:
+        """The answer's fields corrected where the facts say otherwise, and a warning for
+        each correction (and for each tag look-alike or sentence taken out of the facts
+        section the model was sent)."""
+        known = [quote.casefold() for quote in facts.injections]
+        # A sentence in a value is already reported where the page holds it; the facts
+        # line around it ("Address: ...") may make the sentence longer.
+        warnings = [f"possible prompt injection removed from the site's facts: {quote[:200]!r}"
+                    for quote in removed if not any(k in quote.casefold() for k in known)]
+        tags = escape_fence_tags(content)[1]
         warnings += [f"a fence-tag look-alike was escaped in the content: {tag[:200]!r}"
                      for tag in tags]
-        # The page addressed an AI somewhere: its text, hidden text, metadata, or by
-        # imitating the fence. Whatever reached the model may have swayed it.
-        addressed_ai = bool(site.injections or tags or metadata_injections(site))
-        if find_injections(answer_fields["business_name"]):
-            name = pick_business_name(site)[0]
+        # The page addressed an AI somewhere: its text, hidden text, metadata, facts, or
+        # by imitating the fence. Whatever reached the model may have swayed it.
+        addressed_ai = facts.addressed_ai or bool(tags or removed)
+        if find_injections(fields["business_name"]):
+            name = facts.identity.name
             warnings.append(f"the model's business_name addresses an AI "
-                            f"({answer_fields['business_name'][:200]!r}); replaced by "
-                            f"{name!r}")
-            answer_fields["business_name"] = name
-        layers: dict[str, dict[str, Any]] = {}
-        excluded: list[str] = []
+                            f"({fields['business_name'][:200]!r}); replaced by {name!r}")
+            fields["business_name"] = name
         if self.rules is not None:
-            # The maturity layers and exclusions are facts of the site and the knowledge
-            # base, computed the same way for every evaluator; an excluded service is
-            # never pitched, whatever the model says.
-            findings = judge(site, self.rules)
-            layers = findings.layers
-            score, why = bound_fit_score(answer_fields["fit_score"], findings,
-                                         self.rules.rubric, addressed_ai=addressed_ai)
+            score, why = bound_fit_score(fields["fit_score"], facts, self.rules.rubric,
+                                         addressed_ai=addressed_ai)
             if why:
                 warnings.append(why)
-                answer_fields["fit_score"] = score
-            if findings.exclusion is not None:
-                excluded = list(findings.exclusion.never_sell)
-                if answer_fields["primary_service"] in excluded:
-                    warnings.append(
-                        f"the model pitched {answer_fields['primary_service']!r}, which the "
-                        f"knowledge base excludes for a {findings.exclusion.industry}; "
-                        f"replaced by {findings.exclusion.recommend!r}")
-                    answer_fields["primary_service"] = findings.exclusion.recommend
-        return Evaluation(
-            **answer_fields,
-            digital_maturity=layers,
-            excluded_services=excluded,
-            url=site.page.url,
-            provider=self.name,
-            model=self.model,
-            rag=rag,
-            sources=[Source(path=h.path, heading=h.heading, score=h.score) for h in hits],
-            signals=site.signals.as_dict(),
-            warnings=warnings,
-            tokens=tokens,
-            cost_usd=0.0 if cached else price(self.settings, self.model, tokens),
-            cached=cached,
-        )
+                fields["fit_score"] = score
+        exclusion = facts.exclusion
+        # An excluded service is never pitched, whatever the model says.
+        if exclusion is not None and fields["primary_service"] in exclusion.never_sell:
+            warnings.append(
+                f"the model pitched {fields['primary_service']!r}, which the knowledge "
+                f"base excludes for a {exclusion.industry}; replaced by "
+                f"{exclusion.recommend!r}")
+            fields["primary_service"] = exclusion.recommend
+        return fields, warnings
 
     async def _complete(self, messages: list[dict[str, Any]], tokens: dict[str, int],
                         calls: dict[str, int]) -> str:
@@ -349,7 +334,7 @@ class LLMEvaluator:
         return LLMError(f"{self.name} returned HTTP {exc.status}: {exc.message}")
 
 
-def bound_fit_score(score: int, findings: Findings, rubric: Rubric, *,
+def bound_fit_score(score: int, facts: SiteFacts, rubric: Rubric, *,
                     addressed_ai: bool) -> tuple[int, str | None]:
     """The model's fit score held to the facts, and the warning when it had to be
     lowered (None when it stands).
@@ -360,11 +345,11 @@ def bound_fit_score(score: int, findings: Findings, rubric: Rubric, *,
     addressed an AI the ceiling is the fact-based score itself: a model that may have
     been swayed gets no benefit of the doubt. A score below the ceiling stands: the
     model may see a reason to rate a lead lower that the rules cannot."""
-    fact = findings.fit_score
+    fact = fact_score(facts, rubric)
     ceiling, why = min(100, fact + FACT_MARGIN), (
         f"more than {FACT_MARGIN} points above the fact-based score of {fact} (the "
         "knowledge base's rubric applied to the site's signals)")
-    for cap, reason in fit_caps(findings, rubric):
+    for cap, reason in fit_caps(facts, rubric):
         if cap < ceiling:
             ceiling, why = cap, f"the rubric caps {reason} at {cap}"
     if addressed_ai and fact < ceiling:

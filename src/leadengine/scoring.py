@@ -1,0 +1,62 @@
+"""The knowledge base's fit-score rubric applied to a site's facts.
+
+One pure function of the facts, used by both evaluators: it is the offline
+evaluator's fit score, and the fact-based score that bounds an LLM's::
+
+    fit = base + geography + industry points + size points + maturity gap points
+    rounded, clamped to 0..100, then capped (out of market, location not stated,
+    excluded industry, nothing identified)
+"""
+
+from __future__ import annotations
+
+from leadengine.facts import SiteFacts
+from leadengine.rules import Rubric
+
+
+def fact_score(facts: SiteFacts, rubric: Rubric) -> int:
+    """The rubric's fit score for these facts, within every cap they trigger."""
+    fit = rubric.base + size_points(facts, rubric) + gap_points(facts)
+    industry = facts.identity.industry
+    fit += industry.points if industry else 0
+    location = facts.location
+    if location.target:
+        fit += rubric.in_target_geography
+    elif not location.out_of_market:
+        fit += rubric.unknown_geography
+    fit = max(0, min(100, round(fit)))
+    return min([fit, *(cap for cap, _ in fit_caps(facts, rubric))])
+
+
+def size_points(facts: SiteFacts, rubric: Rubric) -> int:
+    """The size signals' points, at most ``rubric.size_cap`` either way."""
+    points = sum(size.points for size in facts.size)
+    return max(-rubric.size_cap, min(rubric.size_cap, points))
+
+
+def gap_points(facts: SiteFacts) -> float:
+    """Points for what the maturity layers lack: each layer's ``gap_points`` times the
+    part of its evidence the site does not show."""
+    total = 0.0
+    for layer in facts.layers:
+        total += layer.rule.gap_points * (1 - layer.share)
+    return total
+
+
+def fit_caps(facts: SiteFacts, rubric: Rubric) -> list[tuple[int, str]]:
+    """The rubric's caps that apply to these facts, each with why: the most the fit
+    score may be, whoever computes it (the LLM evaluator bounds its answer by them)."""
+    caps = []
+    location, exclusion = facts.location, facts.exclusion
+    if location.out_of_market:
+        caps.append((rubric.out_of_market_max_fit,
+                     f"an out-of-market lead ({location.out_of_market.name})"))
+    elif not location.target:
+        caps.append((rubric.unknown_geography_max_fit, "a site that does not state its "
+                                                       "location"))
+    if exclusion:
+        caps.append((exclusion.max_fit, f"an excluded industry ({exclusion.industry})"))
+    if not location.target and not facts.identity.industry:
+        caps.append((rubric.unidentified_max_fit, "a site showing neither location nor "
+                                                  "industry"))
+    return caps
