@@ -22,7 +22,8 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
               ) -> None:
     """No test sees the developer's API keys, engine settings or cache."""
     for name in list(os.environ):
-        if name.startswith("LEADENGINE_") or name in ("GROQ_API_KEY", "OPENAI_API_KEY"):
+        if name.startswith("LEADENGINE_") or name in ("GROQ_API_KEY", "OPENAI_API_KEY",
+                                                      "ANTHROPIC_API_KEY"):
             monkeypatch.delenv(name)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))

@@ -453,7 +453,7 @@ def test_toml_without_a_leadengine_table(tmp_path: Path) -> None:
      r"rpd\)$"),
     ("[providers.gemini]\nrpm = 1\n",
      r"leadengine.toml: unknown provider \[providers.gemini\] \(choose one of: groq, openai, "
-     r"ollama, custom\)$"),
+     r"ollama, custom, anthropic\)$"),
     ('[providers.groq]\ntpm = "lots"\n',
      r"leadengine.toml: providers.groq.tpm must be a whole number >= 0 \(0 = no limit\)$"),
     ('[prices]\n"openai/gpt-oss-20b" = [0.1]\n',

@@ -1,8 +1,7 @@
 """``leadengine models``: the models an endpoint serves, and what the engine knows of them.
 
-Only click and the settings are imported here: ``leadengine --help`` imports every
-command module, and the evaluator's module (httpx, pydantic) is loaded only when the
-command runs.
+Only click and the provider registry are imported here: ``leadengine --help`` imports
+every command module, and the backends (httpx) are loaded only when the command runs.
 """
 
 from __future__ import annotations
@@ -12,23 +11,24 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from leadengine.cli_common import _run, _settings, guarded
-from leadengine.config import PROVIDERS
+from leadengine.providers import PROVIDERS
 
 if TYPE_CHECKING:
-    from leadengine.evaluators.llm import ModelInfo, ModelListing
+    from leadengine.evaluators.backends import ModelInfo, ModelListing
 
 
 @click.command()
 @click.option("--provider", type=click.Choice(sorted(PROVIDERS)), default=None,
               help="Provider whose models to list. Default: groq if GROQ_API_KEY is set.")
 @click.option("--base-url", default=None,
-              help="Any OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
+              help="Another endpoint speaking the provider's wire format, e.g. "
+                   "http://localhost:8000/v1 (OpenAI-compatible).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @guarded
 def models(provider: str | None, base_url: str | None, as_json: bool) -> None:
     """List the models the provider serves (GET /models): the default, which take a
     strict JSON schema or reasoning_effort, and the price when known."""
-    from leadengine.evaluators.llm import list_models
+    from leadengine.evaluators.backends import list_models
 
     settings = _settings(provider=provider, base_url=base_url)
     listing = _run(list_models(settings))

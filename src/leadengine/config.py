@@ -15,46 +15,11 @@ from typing import Any
 
 from leadengine.errors import ConfigError
 
-
-@dataclass(frozen=True)
-class Provider:
-    """An OpenAI-compatible endpoint the LLM evaluator can talk to."""
-
-    name: str
-    base_url: str | None
-    key_env: str | None
-    default_model: str
-    key_required: bool = True
-    #: Default requests / tokens per minute and requests per day (None or 0 = no
-    #: limit); Groq's free tier is tight.
-    rpm: int | None = None
-    tpm: int | None = None
-    rpd: int | None = None
-
-
-#: Providers by name. ``heuristic`` is the offline evaluator (no network, no key).
-PROVIDERS: dict[str, Provider] = {
-    # llama-3.3-70b-versatile, the old default, was shut down for free and developer
-    # accounts on 16 Aug 2026 (HTTP 404 model_not_found); gpt-oss-120b is Groq's named
-    # replacement, openai/gpt-oss-20b the cheaper choice. The limits are Groq's free tier
-    # for the gpt-oss models (its rate-limits page).
-    "groq": Provider("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
-                     "openai/gpt-oss-120b", rpm=30, tpm=8_000, rpd=1_000),
-    "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini"),
-    "ollama": Provider("ollama", "http://localhost:11434/v1", None, "llama3.1",
-                       key_required=False),
-    "custom": Provider("custom", None, "LEADENGINE_API_KEY", "default", key_required=False),
-    "heuristic": Provider("heuristic", None, None, "rules-v1", key_required=False),
-}
-
-#: USD per million (input, output) tokens; list prices when written, check your plan.
-PRICES: dict[str, tuple[float, float]] = {
-    "openai/gpt-oss-120b": (0.15, 0.60),
-    "openai/gpt-oss-20b": (0.075, 0.30),
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "llama3.1": (0.0, 0.0),
-}
+# Providers live in their own module; re-exported because callers and docs have always
+# found them here.
+from leadengine.providers import PRICES as PRICES
+from leadengine.providers import PROVIDERS as PROVIDERS
+from leadengine.providers import Provider as Provider
 
 #: Environment variable -> Settings field.
 ENV_VARS: dict[str, str] = {
@@ -97,12 +62,13 @@ ENV_VARS: dict[str, str] = {
 class Settings:
     """All settings of one run. Field docs are the configuration reference."""
 
-    #: ``groq``, ``openai``, ``ollama``, ``custom`` or ``heuristic``; None = auto
+    #: ``groq``, ``openai``, ``ollama``, ``custom``, ``anthropic`` or ``heuristic``; None = auto
     #: (``groq`` when GROQ_API_KEY is set, else the offline ``heuristic``).
     provider: str | None = None
     #: Model name; None = the provider's default.
     model: str | None = None
-    #: OpenAI-compatible base URL; given alone it selects the ``custom`` provider.
+    #: The provider's base URL (OpenAI-compatible unless the provider says otherwise);
+    #: given alone it selects the ``custom`` provider.
     base_url: str | None = None
     #: Knowledge directory; None = ``./knowledge`` if present, else the bundled one.
     knowledge_dir: Path | None = None

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 #: Environment variables that hold keys; their values never leave the process.
-KEY_VARIABLES = ("GROQ_API_KEY", "OPENAI_API_KEY", "LEADENGINE_API_KEY",
+KEY_VARIABLES = ("GROQ_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LEADENGINE_API_KEY",
                  "LEADENGINE_EMBEDDINGS_API_KEY")
 #: What stands in for a secret.
 MASK = "[redacted]"

@@ -1,7 +1,8 @@
 """Evaluators judge a site's facts (and advisory passages) and return a :class:`Verdict`.
 
-``heuristic`` is the offline evaluator; every other provider name is an
-OpenAI-compatible endpoint served by :class:`LLMEvaluator`. Neither computes
+``heuristic`` is the offline evaluator; every other provider name is an LLM served by
+:class:`LLMEvaluator` through the chat backend its wire format names
+(:mod:`leadengine.evaluators.backends`: OpenAI-compatible or Anthropic Messages). Neither computes
 facts nor assembles the evaluation: the pipeline does both, the same way for
 every evaluator (:func:`leadengine.pipeline.evaluate_site`).
 """

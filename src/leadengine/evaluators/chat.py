@@ -1,13 +1,19 @@
-"""A small OpenAI-compatible chat-completions client on httpx.
+"""The chat-backend seam: neutral messages in, a :class:`ChatResult` or a typed
+:class:`ChatError` out, whatever the wire format.
 
-The protocol the evaluator needs is one POST to ``{base_url}/chat/completions``
-(and ``leadengine models`` one GET of ``{base_url}/models``).
+    ChatBackend (protocol)        complete(ChatRequest) -> ChatResult, list_models()
+    └── HttpBackend               the shared httpx transport: pool, retries, redaction
+        ├── openai_compat.OpenAIChat       POST {base_url}/chat/completions
+        └── anthropic.AnthropicChat        POST {base_url}/v1/messages
+
 The ``openai`` SDK took 1.3 s to import (on every command) and about 5 ms of CPU
 per request building its typed models, more than everything else a batch row costs
-apart from reading the page, so this client sends the POST itself. Like the SDK it
-retries what is worth retrying (connection errors, timeouts, HTTP 408, 409, 429
-and 5xx) up to ``max_retries`` times, waiting as the server's ``Retry-After`` says
-(up to a minute) or else 0.5 s doubling to 8 s, with jitter.
+apart from reading the page, so backends send their requests themselves. Like the
+SDK, :class:`HttpBackend` retries what is worth retrying (connection errors, timeouts,
+HTTP 408, 409, 429 and 5xx, Anthropic's 529 "overloaded" among them) up to
+``max_retries`` times, waiting as the server's ``Retry-After`` says (up to a minute)
+or else 0.5 s doubling to 8 s, with jitter. Every message a :class:`ChatError`
+carries has the key (and anything shaped like a key) masked.
 """
 
 from __future__ import annotations
@@ -18,8 +24,8 @@ import email.utils
 import json
 import random
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import httpx
 
@@ -32,6 +38,39 @@ MAX_RETRY_AFTER = 60.0
 
 
 @dataclass(frozen=True)
+class Message:
+    """One turn of the conversation: ``system``, ``user`` or ``assistant``, and its text."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """What the evaluator asks, in no vendor's format; each backend translates it."""
+
+    model: str
+    messages: tuple[Message, ...]
+    #: Most tokens the model may write, reasoning included.
+    max_tokens: int
+    #: None = the model's own default (OpenAI's reasoning models refuse any other).
+    temperature: float | None = None
+    #: A strict JSON Schema for the answer; None = "a JSON object" (JSON mode, or an
+    #: instruction where the wire format has no JSON mode).
+    schema: dict[str, Any] | None = field(default=None, hash=False)
+    schema_name: str = "answer"
+    #: ``low``/``medium``/``high`` (or a vendor's own value) for reasoning models.
+    reasoning_effort: str | None = None
+
+    def as_key(self) -> dict[str, Any]:
+        """The request as plain JSON data, for the response cache's key."""
+        return {"model": self.model, "messages": [[m.role, m.text] for m in self.messages],
+                "max_tokens": self.max_tokens, "temperature": self.temperature,
+                "schema": self.schema, "schema_name": self.schema_name,
+                "reasoning_effort": self.reasoning_effort}
+
+
+@dataclass(frozen=True)
 class ChatResult:
     """The answer's text, why the model stopped, and the tokens the server counted."""
 
@@ -39,18 +78,22 @@ class ChatResult:
     prompt_tokens: int = 0
     #: Everything the model wrote, its reasoning included (and priced as output).
     completion_tokens: int = 0
-    #: ``stop`` when the model finished; ``length`` when it hit max_completion_tokens
-    #: (the content is then cut short); None when the server did not say.
+    #: Why the model stopped, in the server's words (``stop``, ``length``, ``end_turn``,
+    #: ``max_tokens``...); None when the server did not say.
     finish_reason: str | None = None
     #: The part of ``completion_tokens`` a reasoning model spent thinking, when the
-    #: server reports it (``usage.completion_tokens_details.reasoning_tokens``).
+    #: server reports it.
     reasoning_tokens: int = 0
+    #: The answer was cut at ``max_tokens`` (OpenAI's ``length``, Anthropic's
+    #: ``max_tokens``): no answer to repair, ask again with more room.
+    cut: bool = False
 
 
 class ChatError(Exception):
     """A request that failed for good: ``status`` (an HTTP error), or a timeout, or no
-    connection. ``message`` is the server's own words when it gave any, ``code`` its
-    machine-readable reason (e.g. ``model_not_found``, ``model_decommissioned``)."""
+    connection. ``message`` is the server's own words when it gave any (keys masked; the
+    CLI shows it on one line), ``code`` its machine-readable reason (e.g. ``model_not_found``,
+    ``model_decommissioned``, Anthropic's ``not_found_error``)."""
 
     def __init__(self, message: str, status: int | None = None, timeout: bool = False,
                  code: str | None = None) -> None:
@@ -61,20 +104,42 @@ class ChatError(Exception):
         self.code = code
 
 
-class ChatClient:
-    """POSTs chat completions; one connection pool per event loop."""
+class ChatBackend(Protocol):
+    """What the LLM evaluator needs of a wire format."""
+
+    #: How the wire format names "why it stopped" and "the room", for error messages
+    #: (``finish_reason``/``max_completion_tokens``, ``stop_reason``/``max_tokens``).
+    stop_field: str
+    room_field: str
+
+    async def complete(self, request: ChatRequest) -> ChatResult:
+        """The model's answer; ChatError if the request failed for good."""
+        ...
+
+    async def list_models(self) -> list[str]:
+        """The ids of the models the endpoint serves, sorted; ChatError if it fails."""
+        ...
+
+
+class HttpBackend:
+    """The transport every HTTP backend shares: one connection pool per event loop,
+    retries, and redacted one-line errors. Subclasses set ``headers`` and say how a
+    request looks on their wire (:meth:`complete`) and how their errors read
+    (:meth:`error_of`)."""
+
+    stop_field = "finish_reason"
+    room_field = "max_tokens"
 
     def __init__(self, base_url: str, api_key: str, timeout: float, max_retries: int,
                  user_agent: str) -> None:
         self.base_url = base_url.rstrip("/")
-        self.url = self.base_url + "/chat/completions"
         self.timeout = timeout
         self.max_retries = max_retries
         #: Masked in every message built from a server's reply: an endpoint that echoes
         #: the request's headers must not put the key on a terminal or in the store.
         self._secrets = [api_key]
-        self.headers = {"Authorization": f"Bearer {api_key}", "User-Agent": user_agent,
-                        "Content-Type": "application/json", "Accept": "application/json"}
+        self.headers = {"User-Agent": user_agent, "Content-Type": "application/json",
+                        "Accept": "application/json"}
         self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
 
     def _client(self) -> httpx.AsyncClient:
@@ -88,28 +153,37 @@ class ChatClient:
                 limits=httpx.Limits(max_connections=None, max_keepalive_connections=100))
         return client
 
-    async def complete(self, request: dict[str, Any]) -> ChatResult:
-        """The model's answer to ``request`` (the JSON body); ChatError if it fails."""
-        body = json.dumps(request, ensure_ascii=False).encode("utf-8")
-        response = await self._send("POST", self.url, body)
+    async def post_json(self, url: str, body: dict[str, Any]) -> Any:
+        """POST ``body``; the decoded JSON answer, or ChatError."""
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        response = await self._send("POST", url, data)
         try:
-            return _result(response)
-        except ChatError as exc:
-            raise self._redacted(exc) from None
+            return response.json()
+        except ValueError:
+            raise self.failure("the answer is not JSON", response) from None
 
-    async def list_models(self) -> list[str]:
-        """The ids of the models the endpoint serves (``GET {base_url}/models``, OpenAI's
-        ``{"data": [{"id": ...}]}``), sorted; ChatError if it fails."""
-        response = await self._send("GET", self.base_url + "/models", None)
+    async def get_ids(self, url: str) -> list[str]:
+        """The sorted ``id`` of each entry of a ``{"data": [{"id": ...}]}`` list (the
+        models list of OpenAI and Anthropic alike)."""
+        response = await self._send("GET", url, None)
         try:
             data = response.json()
             entries: Any = data.get("data") if isinstance(data, dict) else data
             ids = {str(entry["id"]) for entry in entries}
         except (ValueError, AttributeError, TypeError, KeyError):
-            raise self._redacted(ChatError(
-                f"the answer is not a models list (HTTP {response.status_code}: "
-                f"{response.text[:200]!r})", status=response.status_code)) from None
+            raise self.failure("the answer is not a models list", response) from None
         return sorted(ids)
+
+    def failure(self, what: str, response: httpx.Response) -> ChatError:
+        """A ChatError for an answer that is not what was expected, with its start."""
+        return self._redacted(ChatError(f"{what} (HTTP {response.status_code}: "
+                                        f"{response.text[:200]!r})",
+                                        status=response.status_code))
+
+    def malformed(self, what: str, data: Any) -> ChatError:
+        """A ChatError for a decoded answer of the wrong shape (``what`` it should be)."""
+        return self._redacted(ChatError(f"the answer is not {what} (HTTP 200: "
+                                        f"{json.dumps(data)[:200]!r})", status=200))
 
     async def _send(self, method: str, url: str, body: bytes | None) -> httpx.Response:
         """One request, retried as the module says; the first response below 400."""
@@ -131,54 +205,33 @@ class ChatClient:
             if response.status_code < 400:
                 return response
             if last or response.status_code not in RETRY_STATUSES:
-                message, code = _error_message(response)
+                message, code = self.error_of(response)
                 raise self._redacted(ChatError(message, status=response.status_code,
                                                code=code))
             await asyncio.sleep(_retry_after(response) or _backoff(attempt))
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def error_of(self, response: httpx.Response) -> tuple[str, str | None]:
+        """The server's error message (``{"error": {"message": ...}}``, which OpenAI and
+        Anthropic share), else the start of its body, else the reason phrase; and its
+        ``code`` when it gave one."""
+        try:
+            data = response.json()
+        except ValueError:
+            return response.text.strip()[:200] or response.reason_phrase, None
+        error = data.get("error", data) if isinstance(data, dict) else data
+        code = error.get("code") if isinstance(error, dict) else None
+        code = str(code) if code else None
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"]), code
+        if isinstance(error, str) and error:
+            return error, code
+        return response.reason_phrase, code
 
     def _redacted(self, exc: ChatError) -> ChatError:
-        """``exc`` with the key (and anything shaped like a key) masked in its message."""
+        """``exc`` with the key (and anything shaped like a key) masked."""
         return ChatError(redact(exc.message, self._secrets), status=exc.status,
                          timeout=exc.timeout, code=exc.code)
-
-
-def _result(response: httpx.Response) -> ChatResult:
-    try:
-        data = response.json()
-        choices = data.get("choices") or []
-        choice = choices[0] if choices else {}
-        content = (choice.get("message") or {}).get("content") or ""
-        finish_reason = choice.get("finish_reason")
-        usage = data.get("usage") or {}
-        details = usage.get("completion_tokens_details") or {}
-        return ChatResult(content=str(content),
-                          prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                          completion_tokens=int(usage.get("completion_tokens") or 0),
-                          finish_reason=str(finish_reason) if finish_reason else None,
-                          reasoning_tokens=int(details.get("reasoning_tokens") or 0))
-    except (ValueError, AttributeError, TypeError, IndexError):
-        raise ChatError("the answer is not a chat completion (HTTP "
-                        f"{response.status_code}: {response.text[:200]!r})",
-                        status=response.status_code) from None
-
-
-def _error_message(response: httpx.Response) -> tuple[str, str | None]:
-    """The server's error message (OpenAI's ``{"error": {"message": ...}}``), else the
-    start of its body, else the reason phrase; and its ``code`` when it gave one."""
-    try:
-        data = response.json()
-    except ValueError:
-        return response.text.strip()[:200] or response.reason_phrase, None
-    error = data.get("error", data) if isinstance(data, dict) else data
-    code = error.get("code") if isinstance(error, dict) else None
-    code = str(code) if code else None
-    if isinstance(error, dict) and error.get("message"):
-        return str(error["message"]), code
-    if isinstance(error, str) and error:
-        return error, code
-    return response.reason_phrase, code
 
 
 def _retry_after(response: httpx.Response) -> float | None:

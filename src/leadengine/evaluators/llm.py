@@ -1,13 +1,12 @@
-"""The LLM evaluator: any OpenAI-compatible chat-completions endpoint (see
-:mod:`leadengine.evaluators.chat`).
+"""The LLM evaluator: any chat backend (:mod:`leadengine.evaluators.chat`; the wire
+formats are in :mod:`leadengine.evaluators.backends`).
 
 Asks for a JSON object, validates the six fields with pydantic, and on an
 invalid answer makes one repair round that shows the model its validation
 errors. Reasoning models get ``reasoning_effort`` and every request an explicit
 ``max_completion_tokens``; an answer cut at that length is asked again once with
 twice the room. Transport failures become one-line :class:`LLMError` /
-:class:`ConfigError` messages that say what to fix. :func:`list_models` serves
-``leadengine models``.
+:class:`ConfigError` messages that say what to fix.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -23,10 +22,12 @@ from pydantic import ValidationError
 from leadengine.config import Provider, Settings
 from leadengine.errors import ConfigError, LeadEngineError, LLMError
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA, LLMAnswer, Verdict
+from leadengine.evaluators.backends import base_url_of, make_backend, transport_failure
 from leadengine.evaluators.cache import ResponseCache
-from leadengine.evaluators.chat import ChatClient, ChatError, ChatResult
+from leadengine.evaluators.chat import ChatBackend, ChatError, ChatRequest, ChatResult, Message
 from leadengine.facts import SiteFacts
 from leadengine.prompt import build_messages, fence, prompt_content, system_prompt
+from leadengine.providers import is_reasoning_model, supports_strict_schema
 from leadengine.ratelimit import RateLimiter
 from leadengine.retrieval import Hit
 from leadengine.retrieval.budget import estimate_tokens
@@ -36,20 +37,6 @@ from leadengine.scoring import fact_score, fit_caps
 from leadengine.web.injection import escape_fence_tags, find_injections
 
 _FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
-#: The models Groq lists with strict ``json_schema`` structured output, matched exactly:
-#: its other models (openai/gpt-oss-safeguard-20b among them) are best-effort only and
-#: get ``json_object``.
-STRICT_SCHEMA_MODELS = frozenset({"openai/gpt-oss-20b", "openai/gpt-oss-120b",
-                                  "qwen/qwen3.8-27b"})
-#: OpenAI's own models with strict ``json_schema``, trusted only with provider ``openai``.
-OPENAI_STRICT_MODELS = re.compile(r"^(?:gpt-4o|gpt-4\.1|gpt-5|o[134](?:-|$))", re.I)
-#: Reasoning models: they think before they answer, in tokens that count as output and
-#: against max_completion_tokens. The gpt-oss family (safeguard too), qwen3 (not its
-#: instruct/coder variants), QwQ, DeepSeek R1, OpenAI's o-series and gpt-5 (not the
-#: -chat ones); a vendor prefix (``openai/``) or an Ollama tag (``:20b``) may surround it.
-REASONING_MODELS = re.compile(
-    r"(?:^|/)(?:gpt-oss|qwen3(?!.*(?:instruct|coder))|qwq|deepseek-r1|deepseek-reasoner"
-    r"|o[134](?:-|$)|gpt-5(?!.*-chat))", re.I)
 #: Groq's qwen3 models accept only ``none`` / ``default`` as reasoning_effort; any of
 #: low/medium/high asks them for ``default`` (reasoning on).
 GROQ_QWEN = re.compile(r"(?:^|/)qwen3", re.I)
@@ -73,60 +60,17 @@ REPAIR_PROMPT = (
 )
 
 
-def supports_strict_schema(provider: str, model: str) -> bool:
-    """Whether ``model`` is known to honour a strict ``json_schema`` response format."""
-    if model.lower() in STRICT_SCHEMA_MODELS:
-        return True
-    return provider == "openai" and OPENAI_STRICT_MODELS.search(model) is not None
-
-
-def is_reasoning_model(model: str) -> bool:
-    """Whether ``model`` thinks before answering (and takes ``reasoning_effort``)."""
-    return REASONING_MODELS.search(model) is not None
-
-
 def models_command(provider: str, base_url: str | None) -> str:
     """The ``leadengine models`` command that lists what this endpoint serves."""
     command = f"leadengine models --provider {provider}"
     return f"{command} --base-url {base_url}" if base_url else command
 
 
-def _client(settings: Settings, provider: Provider, base_url: str | None) -> ChatClient:
-    return ChatClient(
-        # No address at all: OpenAI's, as the openai SDK assumes.
-        base_url=base_url or "https://api.openai.com/v1",
-        api_key=settings.api_key(provider),
-        timeout=settings.llm_timeout,
-        max_retries=settings.llm_retries,
-        user_agent=settings.user_agent,
-    )
-
-
-def _transport_failure(exc: ChatError, settings: Settings, provider: Provider,
-                       base_url: str | None) -> LeadEngineError | None:
-    """The one-line error for what any request can meet (timeout, no connection, key
-    refused, rate limited); None for the rest, which depends on what was asked."""
-    name = provider.name
-    if exc.timeout:
-        return LLMError(f"{name} did not answer within {settings.llm_timeout:g}s")
-    if exc.status is None:
-        return LLMError(f"cannot connect to {name} at {base_url}")
-    if exc.status == 401:
-        where = f"set a valid {provider.key_env}" if provider.key_env else "check the API key"
-        return ConfigError(f"{name} rejected the API key (HTTP 401): {where}")
-    if exc.status == 403:
-        return ConfigError(f"{name} refused access (HTTP 403): {exc.message}")
-    if exc.status == 429:
-        return LLMError(f"{name} is rate limiting requests (HTTP 429) after "
-                        f"{settings.llm_retries} retries: {exc.message}")
-    return None
-
-
 class LLMEvaluator:
     """Evaluates a site by asking a chat model for the JSON evaluation."""
 
     def __init__(self, settings: Settings, provider: Provider,
-                 client: ChatClient | None = None, rubric: str | None = None,
+                 client: ChatBackend | None = None, rubric: str | None = None,
                  rules: Rules | None = None) -> None:
         if settings.reasoning_effort not in EFFORTS:
             raise ConfigError(f"reasoning effort {settings.reasoning_effort!r} is not one of: "
@@ -149,41 +93,36 @@ class LLMEvaluator:
         self.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=provider.name)
         self.cache = ResponseCache(settings.cache_dir or cache_dir()) if settings.use_cache \
             else None
-        self.client = client or _client(settings, provider, self.base_url)
+        self.client = client or make_backend(settings, provider,
+                                             base_url_of(settings, provider))
 
-    def response_format(self) -> dict[str, Any]:
-        """Strict JSON Schema output for models that support it, JSON mode otherwise."""
+    def answer_schema(self) -> dict[str, Any] | None:
+        """The strict JSON Schema for models that support it; None = JSON mode (or, where
+        the wire format has none, the backend's JSON-only instruction)."""
         mode = self.settings.structured_output
         if mode == "auto":
             mode = "json_schema" if supports_strict_schema(self.name, self.model) \
                 else "json_object"
-        if mode == "json_schema":
-            return {"type": "json_schema",
-                    "json_schema": {"name": "lead_evaluation", "strict": True,
-                                    "schema": STRICT_ANSWER_SCHEMA}}
-        return {"type": "json_object"}
+        return STRICT_ANSWER_SCHEMA if mode == "json_schema" else None
 
-    def request(self, messages: list[dict[str, Any]], room: int) -> dict[str, Any]:
-        """The chat-completions body: at most ``room`` output tokens and, for a reasoning
-        model, how hard to think."""
-        request: dict[str, Any] = {"model": self.model, "messages": messages}
-        if not (self.reasoning and self.name == "openai"):
-            # OpenAI's reasoning models refuse any temperature but the default 1.
-            request["temperature"] = self.settings.temperature
-        request["response_format"] = self.response_format()
-        # Sent to every model: without it a reasoning model may think until the
-        # provider's own cap and leave no room for the answer.
-        request["max_completion_tokens"] = room
+    def request(self, messages: Sequence[Message], room: int) -> ChatRequest:
+        """The request: at most ``room`` output tokens and, for a reasoning model, how
+        hard to think."""
+        effort = None
         if self.reasoning:
             effort = self.settings.reasoning_effort
             if self.name == "groq" and GROQ_QWEN.search(self.model):
                 effort = "default"
-            request["reasoning_effort"] = effort
-        return request
+        # OpenAI's reasoning models refuse any temperature but the default 1.
+        openai_reasoning = self.reasoning and self.name == "openai"
+        return ChatRequest(model=self.model, messages=tuple(messages), max_tokens=room,
+                           temperature=None if openai_reasoning else self.settings.temperature,
+                           schema=self.answer_schema(), schema_name="lead_evaluation",
+                           reasoning_effort=effort)
 
-    def budget(self, messages: list[dict[str, Any]], answer: int) -> int:
+    def budget(self, messages: Sequence[Message], answer: int) -> int:
         """Tokens the request is expected to cost: its prompt plus ``answer``."""
-        return sum(estimate_tokens(str(m["content"])) for m in messages) + answer
+        return sum(estimate_tokens(m.text) for m in messages) + answer
 
     def expected_answer(self, room: int) -> int:
         """Output tokens a request is expected to use (never more than its room)."""
@@ -193,17 +132,17 @@ class LLMEvaluator:
     async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
         """The model's verdict on the facts and the pages' text, held to the facts."""
         content, removed = prompt_content(facts)
-        messages: list[dict[str, Any]] = build_messages(
-            fence(content), [h.text for h in hits], system_prompt=self.system_prompt)
-        tokens = {"prompt_estimate": sum(estimate_tokens(m["content"]) for m in messages),
+        messages = [Message(m["role"], m["content"]) for m in build_messages(
+            fence(content), [h.text for h in hits], system_prompt=self.system_prompt)]
+        tokens = {"prompt_estimate": sum(estimate_tokens(m.text) for m in messages),
                   "prompt": 0, "completion": 0}
         calls = {"paid": 0, "cached": 0}
         answer = await self._complete(messages, tokens, calls)
         try:
             judgement = parse_judgement(answer)
         except ValueError as first_error:
-            messages += [{"role": "assistant", "content": answer},
-                         {"role": "user", "content": REPAIR_PROMPT.format(errors=first_error)}]
+            messages += [Message("assistant", answer),
+                         Message("user", REPAIR_PROMPT.format(errors=first_error))]
             answer = await self._complete(messages, tokens, calls)
             try:
                 judgement = parse_judgement(answer)
@@ -252,11 +191,12 @@ class LLMEvaluator:
             fields["primary_service"] = exclusion.recommend
         return fields, warnings
 
-    async def _complete(self, messages: list[dict[str, Any]], tokens: dict[str, int],
+    async def _complete(self, messages: list[Message], tokens: dict[str, int],
                         calls: dict[str, int]) -> str:
         room = self.settings.max_completion_tokens
         request = self.request(messages, room)
-        key = {**request, "provider": self.name, "base_url": self.base_url}
+        key = {**request.as_key(), "provider": self.name, "base_url": self.base_url,
+               "backend": self.provider.backend}
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -267,7 +207,7 @@ class LLMEvaluator:
                 return str(hit["content"])
         response = await self._post(request, self.expected_answer(room), tokens, calls)
         usage = _usage(response)
-        if response.finish_reason == "length":
+        if response.cut:
             # Cut short (a reasoning model may spend all its room thinking): the text is
             # no answer to repair, so ask once more with twice the room.
             room *= 2
@@ -275,14 +215,16 @@ class LLMEvaluator:
             # whole room when the server did not say).
             used = response.completion_tokens
             expected = min(room, used + ANSWER_TOKENS) if used else room
-            response = await self._post({**request, "max_completion_tokens": room},
-                                        expected, tokens, calls)
+            response = await self._post(replace(request, max_tokens=room), expected,
+                                        tokens, calls)
             for name, count in _usage(response).items():
                 usage[name] = usage.get(name, 0) + count
-            if response.finish_reason == "length":
+            if response.cut:
                 lower = " or lower LEADENGINE_REASONING_EFFORT" if self.reasoning else ""
+                client = self.client
                 raise LLMError(f"{self.name} model {self.model!r} ran out of room "
-                               f"(finish_reason=length, max_completion_tokens={room}): "
+                               f"({client.stop_field}={response.finish_reason}, "
+                               f"{client.room_field}={room}): "
                                f"raise LEADENGINE_MAX_COMPLETION_TOKENS{lower}")
         content = response.content
         if self.cache is not None:
@@ -295,10 +237,10 @@ class LLMEvaluator:
             self.cache.put(key, content, usage)
         return content
 
-    async def _post(self, request: dict[str, Any], answer: int, tokens: dict[str, int],
+    async def _post(self, request: ChatRequest, answer: int, tokens: dict[str, int],
                     calls: dict[str, int]) -> ChatResult:
         """One paid request within the rate limits; its usage added to ``tokens``."""
-        budget = self.budget(request["messages"], answer)
+        budget = self.budget(request.messages, answer)
         await self.limiter.acquire(budget)
         try:
             response = await self.client.complete(request)
@@ -312,7 +254,7 @@ class LLMEvaluator:
 
     def _failure(self, exc: ChatError) -> LeadEngineError:
         """The one-line error for a request that failed for good, saying what to fix."""
-        common = _transport_failure(exc, self.settings, self.provider, self.base_url)
+        common = transport_failure(exc, self.settings, self.provider, self.base_url)
         if common is not None:
             return common
         retired = exc.status == 400 and (exc.code == "model_decommissioned"
@@ -367,59 +309,6 @@ def _usage(response: ChatResult) -> dict[str, int]:
     if response.reasoning_tokens:
         usage["reasoning"] = response.reasoning_tokens
     return usage
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """One model an endpoint serves, as ``leadengine models`` shows it."""
-
-    id: str
-    #: The model ``leadengine evaluate`` uses when no --model is given.
-    default: bool
-    strict_schema: bool
-    reasoning: bool
-    #: USD per million (input, output) tokens; None when not in the price table.
-    price: tuple[float, float] | None
-
-
-@dataclass(frozen=True)
-class ModelListing:
-    """What ``GET {base_url}/models`` answered, with what the engine knows of each."""
-
-    provider: str
-    base_url: str
-    default: str
-    models: list[ModelInfo]
-
-
-async def list_models(settings: Settings) -> ModelListing:
-    """The models the configured provider serves; one-line errors like an evaluation's
-    (missing key, key refused, no connection...)."""
-    provider = settings.resolve_provider()
-    if provider.name == "heuristic":
-        raise ConfigError("the offline heuristic evaluator has no models list (its only "
-                          f"model is {provider.default_model}): set GROQ_API_KEY or pass "
-                          "--provider to list an LLM provider's models")
-    base_url = settings.base_url or provider.base_url or "https://api.openai.com/v1"
-    client = _client(settings, provider, base_url)
-    try:
-        ids = await client.list_models()
-    except ChatError as exc:
-        common = _transport_failure(exc, settings, provider, base_url)
-        if common is not None:
-            raise common from None
-        if exc.status == 404:
-            raise LLMError(f"{provider.name} has no models list at {base_url}/models "
-                           "(HTTP 404)") from None
-        raise LLMError(f"{provider.name} returned HTTP {exc.status}: {exc.message}") from None
-    default = settings.model or provider.default_model
-    return ModelListing(
-        provider=provider.name, base_url=base_url, default=default,
-        models=[ModelInfo(id=model, default=model == default,
-                          strict_schema=supports_strict_schema(provider.name, model),
-                          reasoning=is_reasoning_model(model),
-                          price=settings.prices.get(model))
-                for model in ids])
 
 
 def price(settings: Settings, model: str, tokens: dict[str, int]) -> float | None:

@@ -1,0 +1,117 @@
+"""Chat backends by wire-format name, and what every backend's failures mean to a user.
+
+:data:`BACKENDS` maps a provider's ``backend`` (:mod:`leadengine.providers`) to the
+class that speaks it; a new wire format is one module and one line here.
+:func:`transport_failure` turns what any request can meet (timeout, no connection,
+key refused, rate limited) into one-line errors that say what to fix, for the
+evaluator and ``leadengine models`` alike; :func:`list_models` serves that command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from leadengine.config import Provider, Settings
+from leadengine.errors import ConfigError, LeadEngineError, LLMError
+from leadengine.evaluators.anthropic import AnthropicChat
+from leadengine.evaluators.chat import ChatBackend, ChatError
+from leadengine.evaluators.openai_compat import OpenAIChat
+from leadengine.providers import is_reasoning_model, supports_strict_schema
+
+#: Wire format -> backend class, called with (base_url, api_key, timeout, max_retries,
+#: user_agent).
+BACKENDS: dict[str, Callable[[str, str, float, int, str], ChatBackend]] = {
+    "openai": OpenAIChat,
+    "anthropic": AnthropicChat,
+}
+#: Where a provider without a base URL is sent: OpenAI's, as the openai SDK assumes.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def base_url_of(settings: Settings, provider: Provider) -> str:
+    """The endpoint: the user's ``--base-url``, else the provider's own."""
+    return settings.base_url or provider.base_url or DEFAULT_BASE_URL
+
+
+def make_backend(settings: Settings, provider: Provider, base_url: str) -> ChatBackend:
+    """The backend that speaks ``provider``'s wire format, with its key and limits."""
+    try:
+        backend = BACKENDS[provider.backend or ""]
+    except KeyError:
+        raise ConfigError(f"provider {provider.name!r} has no chat backend (known wire "
+                          f"formats: {', '.join(BACKENDS)})") from None
+    return backend(base_url, settings.api_key(provider), settings.llm_timeout,
+                   settings.llm_retries, settings.user_agent)
+
+
+def transport_failure(exc: ChatError, settings: Settings, provider: Provider,
+                      base_url: str | None) -> LeadEngineError | None:
+    """The one-line error for what any request can meet (timeout, no connection, key
+    refused, rate limited); None for the rest, which depends on what was asked."""
+    name = provider.name
+    if exc.timeout:
+        return LLMError(f"{name} did not answer within {settings.llm_timeout:g}s")
+    if exc.status is None:
+        return LLMError(f"cannot connect to {name} at {base_url}")
+    if exc.status == 401:
+        where = f"set a valid {provider.key_env}" if provider.key_env else "check the API key"
+        return ConfigError(f"{name} rejected the API key (HTTP 401): {where}")
+    if exc.status == 403:
+        return ConfigError(f"{name} refused access (HTTP 403): {exc.message}")
+    if exc.status == 429:
+        return LLMError(f"{name} is rate limiting requests (HTTP 429) after "
+                        f"{settings.llm_retries} retries: {exc.message}")
+    return None
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """One model an endpoint serves, as ``leadengine models`` shows it."""
+
+    id: str
+    #: The model ``leadengine evaluate`` uses when no --model is given.
+    default: bool
+    strict_schema: bool
+    reasoning: bool
+    #: USD per million (input, output) tokens; None when not in the price table.
+    price: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class ModelListing:
+    """What the endpoint's models list answered, with what the engine knows of each."""
+
+    provider: str
+    base_url: str
+    default: str
+    models: list[ModelInfo]
+
+
+async def list_models(settings: Settings) -> ModelListing:
+    """The models the configured provider serves; one-line errors like an evaluation's
+    (missing key, key refused, no connection...)."""
+    provider = settings.resolve_provider()
+    if provider.backend is None:
+        raise ConfigError("the offline heuristic evaluator has no models list (its only "
+                          f"model is {provider.default_model}): set GROQ_API_KEY or pass "
+                          "--provider to list an LLM provider's models")
+    base_url = base_url_of(settings, provider)
+    try:
+        ids = await make_backend(settings, provider, base_url).list_models()
+    except ChatError as exc:
+        common = transport_failure(exc, settings, provider, base_url)
+        if common is not None:
+            raise common from None
+        if exc.status == 404:
+            raise LLMError(f"{provider.name} has no models list at {base_url} "
+                           "(HTTP 404)") from None
+        raise LLMError(f"{provider.name} returned HTTP {exc.status}: {exc.message}") from None
+    default = settings.model or provider.default_model
+    return ModelListing(
+        provider=provider.name, base_url=base_url, default=default,
+        models=[ModelInfo(id=model, default=model == default,
+                          strict_schema=supports_strict_schema(provider.name, model),
+                          reasoning=is_reasoning_model(model),
+                          price=settings.prices.get(model))
+                for model in ids])
