@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from leadengine.cli import cli
-from leadengine.config import ENV_VARS, PRICES, PROVIDERS, Settings
+from leadengine.config import ENV_VARS, GROUPS, PRICES, PROVIDERS, Settings
 
 DOCS = Path(__file__).resolve().parent
 CONFIG_SOURCE = DOCS.parent / "src" / "leadengine" / "config.py"
@@ -59,6 +59,24 @@ def _field_docs() -> dict[str, str]:
     return docs
 
 
+def groups_table() -> list[str]:
+    """The settings groups: each a Settings property returning a small frozen object."""
+    lines = ["", "## Groups", "",
+             "Every value above is checked when loaded, whatever its source; a value "
+             "that is not allowed stops the command with one line naming the key, e.g. "
+             "`leadengine.toml: retrieval_method = 'bm52' is not one of: keyword, bm25, "
+             "semantic, hybrid` or `LEADENGINE_RAG_LIMIT='3.5' is not a whole number`. "
+             "Booleans accept true/false, 1/0, yes/no, on/off.", "",
+             "Code that needs one concern takes its group, a frozen, checked value object "
+             "built from the fields above (same names): `settings.fetch.timeout` is "
+             "`settings.timeout`.", "",
+             "| group | class | settings |", "|---|---|---|"]
+    for name, group in GROUPS.items():
+        members = ", ".join(f"`{f.name}`" for f in fields(group))
+        lines.append(f"| `settings.{name}` | `{group.__name__}` | {members} |")
+    return lines
+
+
 def configuration_page() -> str:
     docs = _field_docs()
     by_field = {name: var for var, name in ENV_VARS.items()}
@@ -71,12 +89,13 @@ def configuration_page() -> str:
              "| setting | environment variable | default | meaning |",
              "|---|---|---|---|"]
     for f in fields(Settings):
-        if f.name == "env":
+        if f.name in ("env", "origins"):  # bookkeeping, not settings
             continue
         default = getattr(defaults, f.name)
         shown = "auto" if default is None else f"`{default}`"
         var = f"`{by_field[f.name]}`" if f.name in by_field else "(option or TOML only)"
         lines.append(f"| `{f.name}` | {var} | {shown} | {docs.get(f.name, '')} |")
+    lines += groups_table()
     lines += ["", "## Providers", "",
               "| provider | base URL | API key variable | default model | requests/min | "
               "tokens/min | requests/day |",

@@ -41,5 +41,5 @@ def test_bad_configuration_is_named(tmp_path: Path) -> None:
     (tmp_path / "leadengine.toml").write_text("rag_limit = [\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="cannot read configuration"):
         Settings.load(env={}, directory=tmp_path)
-    with pytest.raises(ConfigError, match=r"LEADENGINE_RAG_LIMIT='many' is not a valid int"):
+    with pytest.raises(ConfigError, match=r"^LEADENGINE_RAG_LIMIT='many' is not a whole number$"):
         Settings.from_env({"LEADENGINE_RAG_LIMIT": "many"})

@@ -70,7 +70,16 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _settings(**options: Any) -> Settings:
+    """The command's settings: ``Settings.load()`` (files, environment, every value
+    checked) with the command's options over them."""
     settings = Settings.load().with_options(**options)
+    chosen = "segmenter" in settings.origins
+    if chosen or "leadengine.retrieval.tokenize" in sys.modules:
+        # leadengine.toml and .env are unseen by the tokeniser (it reads the environment
+        # itself), so it is told; imported only then, as it costs ~40 ms.
+        from leadengine.retrieval.tokenize import use_segmenter
+
+        use_segmenter(settings.segmenter if chosen else None)
     for note in settings.relaxations():
         # Once per command, however many times the settings are read.
         if note not in _announced:

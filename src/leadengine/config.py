@@ -1,9 +1,15 @@
-"""Defaults in one place, overridden by environment variables, then by CLI options.
+"""Defaults in one place, overridden by leadengine.toml, .env, the environment, then options.
 
-Every knob the engine has is a field of :class:`Settings`. ``Settings.from_env()``
-reads ``LEADENGINE_*`` variables (listed in :data:`ENV_VARS`); the CLI then
-replaces fields with the options the user gave. API keys are read only from the
-environment and are never printed or stored.
+Every knob the engine has is a field of :class:`Settings`. ``Settings.load()`` (the CLI's
+and the library's loader) reads ``leadengine.toml``, ``.env`` and the ``LEADENGINE_*``
+variables listed in :data:`ENV_VARS`, checking every value as it enters
+(``leadengine.settings_io``); the CLI then replaces fields with the options the user
+gave. API keys are read only from the environment and are never printed or stored.
+
+Code that needs one concern takes a group rather than the whole bag: ``settings.fetch``
+(:class:`FetchSettings`), ``settings.llm``, ``settings.retrieval``, ``settings.batch``,
+small frozen, checked value objects in the manner of httpx's ``Timeout``/``Limits``,
+built from the flat fields (which stay: ``settings.timeout`` is ``settings.fetch.timeout``).
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from leadengine.errors import ConfigError
 
@@ -55,6 +61,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_MAX_COMPLETION_TOKENS": "max_completion_tokens",
     "LEADENGINE_HOST_DELAY": "host_delay",
     "LEADENGINE_USE_CACHE": "use_cache",
+    "LEADENGINE_SEGMENTER": "segmenter",
 }
 
 
@@ -93,6 +100,9 @@ class Settings:
     semantic_max_passages: int = 2000
     #: Cache folder for retrieval indexes and embeddings; None = ~/.cache/leadengine.
     cache_dir: Path | None = None
+    #: How ``bm25`` splits Thai, Burmese and other unspaced scripts: ``bigram`` (character
+    #: pairs; measured better on the development set) or ``icu`` (PyICU's word break).
+    segmenter: str = "bigram"
     #: False = evaluate without advisory context (the seed's "without RAG").
     use_rag: bool = True
     #: Sampling temperature sent to the LLM.
@@ -162,23 +172,24 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        """Defaults overridden by ``LEADENGINE_*`` environment variables."""
-        source = dict(os.environ) if env is None else env
-        values: dict[str, Any] = {}
-        types = {f.name: f.type for f in fields(cls)}
-        for var, name in ENV_VARS.items():
-            raw = source.get(var)
-            if raw is None or raw == "":
-                continue
-            values[name] = _coerce(var, raw, str(types[name]))
-        return cls(env=source, **values)
+        """Defaults overridden by ``LEADENGINE_*`` environment variables (no files: see
+        :meth:`load`); a value that is not allowed is a :class:`ConfigError`."""
+        return cls._from_source(dict(os.environ) if env is None else env, {})
+
+    @classmethod
+    def _from_source(cls, source: dict[str, str], origins: dict[str, str]) -> Settings:
+        from leadengine.settings_io import env_value
+
+        values = {name: env_value(var, name, source[var], origins.get(name))
+                  for var, name in ENV_VARS.items() if source.get(var)}
+        return cls(env=source, origins=origins, **values)
 
     @classmethod
     def load(cls, env: dict[str, str] | None = None, directory: Path | None = None
              ) -> Settings:
         """Defaults, then ``leadengine.toml`` (or ``$LEADENGINE_CONFIG``), then ``.env``
-        and the environment (the environment wins over ``.env``). Secrets belong in
-        the environment or ``.env``, never in the TOML file."""
+        and the environment (the environment wins over ``.env``), every value checked.
+        Secrets belong in the environment or ``.env``, never in the TOML file."""
         folder = directory or Path.cwd()
         source = dict(os.environ) if env is None else dict(env)
         origins: dict[str, str] = {}
@@ -191,14 +202,39 @@ class Settings:
                     source[key] = value
                     origins[ENV_VARS.get(key, key)] = str(dotenv)
         config = Path(source.get("LEADENGINE_CONFIG") or folder / CONFIG_FILE)
-        base = replace(cls.from_env(source), origins=origins)
+        base = cls._from_source(source, origins)
         if not config.is_file():
             return base
-        file_values = _read_toml(config)
+        from leadengine.settings_io import read_toml
+
+        file_values = read_toml(config)
         env_fields = {name for var, name in ENV_VARS.items() if source.get(var)}
         origins.update({name: str(config) for name in file_values if name not in env_fields})
         return replace(cls(env=source, **file_values),
                        **{name: getattr(base, name) for name in env_fields}, origins=origins)
+
+    @property
+    def fetch(self) -> FetchSettings:
+        """How websites are read: timeouts, size limits, the SSRF guard, robots.txt."""
+        return self._group(FetchSettings)
+
+    @property
+    def llm(self) -> LLMSettings:
+        """Which model is asked, and how: provider, sampling, limits, output format."""
+        return self._group(LLMSettings)
+
+    @property
+    def retrieval(self) -> RetrievalSettings:
+        """Which knowledge passages reach the prompt, and how they are found."""
+        return self._group(RetrievalSettings)
+
+    @property
+    def batch(self) -> BatchSettings:
+        """How a batch of sites is paced."""
+        return self._group(BatchSettings)
+
+    def _group(self, group: type[G]) -> G:
+        return group(**{f.name: getattr(self, f.name) for f in fields(group)})
 
     def relaxations(self) -> list[str]:
         """One line for each setting that weakens a safeguard and came from a file in the
@@ -220,7 +256,9 @@ class Settings:
     def with_options(self, **options: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored. A field
         given here is the caller's choice: it no longer counts as from a file."""
-        given = {k: v for k, v in options.items() if v is not None}
+        from leadengine.settings_io import option_value
+
+        given = {k: option_value(k, v) for k, v in options.items() if v is not None}
         origins = {k: v for k, v in self.origins.items() if k not in given}
         return replace(self, **given, origins=origins)
 
@@ -244,6 +282,8 @@ class Settings:
             raise ConfigError(f"unknown provider {name!r} (choose one of: {known})") from None
         overrides = self.providers.get(provider.name)
         if overrides:
+            from leadengine.settings_io import with_overrides
+
             provider = with_overrides(provider, overrides, f"providers.{provider.name}")
         if provider.name == "custom" and not self.base_url:
             raise ConfigError("provider 'custom' needs a base URL: pass --base-url or set "
@@ -275,6 +315,84 @@ class Settings:
         return key or "not-needed"
 
 
+G = TypeVar("G", bound="_Group")
+
+
+@dataclass(frozen=True)
+class _Group:
+    """A group of settings: frozen, and checked when made (``Settings.fetch``...). Its
+    fields have the flat fields' names and meanings; the defaults stay in Settings."""
+
+    def __post_init__(self) -> None:
+        from leadengine.settings_io import check_group
+
+        check_group(self)
+
+
+@dataclass(frozen=True)
+class FetchSettings(_Group):
+    """How websites are read (``settings.fetch``)."""
+
+    timeout: float
+    page_deadline: float
+    max_bytes: int
+    max_total_bytes: int
+    max_pages: int
+    max_redirects: int
+    allow_private: bool
+    respect_robots: bool
+    user_agent: str
+
+
+@dataclass(frozen=True)
+class LLMSettings(_Group):
+    """Which model is asked, and how (``settings.llm``)."""
+
+    provider: str | None
+    model: str | None
+    base_url: str | None
+    temperature: float
+    llm_timeout: float
+    llm_retries: int
+    structured_output: str
+    reasoning_effort: str
+    max_completion_tokens: int
+    max_content_chars: int
+    use_cache: bool
+    llm_rpm: int | None
+    llm_tpm: int | None
+    llm_rpd: int | None
+
+
+@dataclass(frozen=True)
+class RetrievalSettings(_Group):
+    """Which knowledge reaches the prompt (``settings.retrieval``)."""
+
+    knowledge_dir: Path | None
+    retrieval_method: str
+    rag_limit: int
+    rag_budget: int
+    use_rag: bool
+    embedder: str
+    embeddings_base_url: str | None
+    embeddings_model: str | None
+    semantic_max_passages: int
+    cache_dir: Path | None
+    segmenter: str
+
+
+@dataclass(frozen=True)
+class BatchSettings(_Group):
+    """How a batch is paced (``settings.batch``)."""
+
+    host_delay: float
+
+
+#: Group name (the Settings property) -> its class; docs/configuration.md lists them.
+GROUPS: dict[str, type[_Group]] = {"fetch": FetchSettings, "llm": LLMSettings,
+                                   "retrieval": RetrievalSettings, "batch": BatchSettings}
+
+
 def _host(url: str) -> str:
     from urllib.parse import urlsplit
 
@@ -283,110 +401,3 @@ def _host(url: str) -> str:
 
 #: The optional configuration file, looked for in the working directory.
 CONFIG_FILE = "leadengine.toml"
-
-
-#: What a ``[providers.NAME]`` table may set: its key -> the :class:`Provider` field.
-PROVIDER_KEYS = {"model": "default_model", "rpm": "rpm", "tpm": "tpm", "rpd": "rpd"}
-
-
-def with_overrides(provider: Provider, overrides: dict[str, Any], where: str) -> Provider:
-    """``provider`` with the defaults a ``[providers.NAME]`` table replaces; a clear
-    error for an unknown key or a wrong value."""
-    changes: dict[str, Any] = {}
-    for key, value in overrides.items():
-        if key not in PROVIDER_KEYS:
-            raise ConfigError(f"{where}: unknown key {key!r} (choose from: "
-                              f"{', '.join(PROVIDER_KEYS)})")
-        if key == "model":
-            if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"{where}.model must be a model name, e.g. "
-                                  '"openai/gpt-oss-20b"')
-            changes["default_model"] = value.strip()
-        else:
-            # bool is an int to Python, but `rpm = true` is surely a mistake.
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"{where}.{key} must be a whole number >= 0 "
-                                  "(0 = no limit)")
-            changes[PROVIDER_KEYS[key]] = value
-    return replace(provider, **changes)
-
-
-def _read_providers(where: str, raw: Any) -> dict[str, dict[str, Any]]:
-    """The ``[providers.NAME]`` tables, checked now so a typo names the file."""
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: providers must be tables like [providers.groq]")
-    tables: dict[str, dict[str, Any]] = {}
-    for name, table in raw.items():
-        if name not in PROVIDERS or name == "heuristic":
-            known = ", ".join(p for p in PROVIDERS if p != "heuristic")
-            raise ConfigError(f"{where}: unknown provider [providers.{name}] (choose one "
-                              f"of: {known})")
-        if not isinstance(table, dict):
-            raise ConfigError(f"{where}: providers.{name} must be a table")
-        with_overrides(PROVIDERS[name], table, f"{where}: providers.{name}")
-        tables[name] = dict(table)
-    return tables
-
-
-def _read_prices(where: str, raw: Any) -> dict[str, tuple[float, float]]:
-    """The ``[prices]`` table merged over the defaults: a model's entry replaces the
-    default one, the other defaults stay."""
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{where}: prices must be a table like [prices]")
-    prices = dict(PRICES)
-    for model, pair in raw.items():
-        if (not isinstance(pair, list) or len(pair) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
-                           for v in pair)):
-            raise ConfigError(f"{where}: prices.{model!r} must be [input, output] USD per "
-                              "million tokens, e.g. [0.15, 0.60]")
-        prices[model] = (float(pair[0]), float(pair[1]))
-    return prices
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    import tomllib
-
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration ({exc})") from None
-    data = dict(document.get("leadengine", document))
-    if "leadengine" in document:
-        # [providers.groq] and [prices] read naturally as tables of their own, beside
-        # [leadengine], as well as inside it.
-        for table in ("providers", "prices"):
-            if table in document:
-                data.setdefault(table, document[table])
-    known = {f.name: f.type for f in fields(Settings) if f.name != "env"}
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in known:
-            # API keys are not settings either: they stay in the environment or .env.
-            raise ConfigError(f"{path}: unknown setting {key!r} (see docs/configuration.md)")
-        if key == "providers":
-            values[key] = _read_providers(str(path), value)
-            continue
-        if key == "prices":
-            values[key] = _read_prices(str(path), value)
-            continue
-        values[key] = _coerce(f"{path}:{key}", value, str(known[key])) if isinstance(
-            value, str) and "str" not in str(known[key]) else value
-        if key in ("knowledge_dir", "cache_dir") and isinstance(value, str):
-            values[key] = (path.parent / value) if not Path(value).is_absolute() else Path(value)
-    return values
-
-
-def _coerce(var: str, raw: str, type_name: str) -> Any:
-    try:
-        if "Path" in type_name:
-            return Path(raw)
-        if "int" in type_name:
-            return int(raw)
-        if "float" in type_name:
-            return float(raw)
-        if "bool" in type_name:
-            return raw.strip().lower() in {"1", "true", "yes", "on"}
-    except ValueError:
-        raise ConfigError(f"{var}={raw!r} is not a valid {type_name.split(' ')[0]}") from None
-    return raw

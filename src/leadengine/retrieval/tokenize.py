@@ -54,10 +54,24 @@ def _load_icu() -> Any:
 _icu = _load_icu()
 
 
+#: The segmenter a loaded Settings chose (``use_segmenter``); None = the environment's.
+_chosen: str | None = None
+
+
+def use_segmenter(name: str | None) -> None:
+    """Segment with ``name`` (``Settings.segmenter``) from now on; None = back to reading
+    ``LEADENGINE_SEGMENTER``. The CLI calls this when leadengine.toml or .env chose one:
+    threading Settings through every ``tokenize`` call would reach into each method."""
+    global _chosen
+    _chosen = name
+
+
 def segmenter_name() -> str:
-    """``"icu"`` when ``LEADENGINE_SEGMENTER=icu`` and PyICU is installed, else
-    ``"bigram"``."""
-    if os.environ.get("LEADENGINE_SEGMENTER", "bigram").lower() == "icu" and _icu is not None:
+    """``"icu"`` when the segmenter chosen (``Settings.segmenter``, else the
+    ``LEADENGINE_SEGMENTER`` variable, a library caller's fallback) is ``icu`` and PyICU
+    is installed, else ``"bigram"``."""
+    choice = _chosen or os.environ.get("LEADENGINE_SEGMENTER", "bigram")
+    if choice.strip().lower() == "icu" and _icu is not None:
         return "icu"
     return "bigram"
 
