@@ -69,7 +69,7 @@ ANSWER = {
 
 #: Where CPU time goes in a profile: (component, substrings of the code's file path).
 COMPONENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("store (sqlalchemy/sqlite3)", ("sqlalchemy", "sqlite3", "leadengine/store.py")),
+    ("store (sqlalchemy/sqlite3)", ("sqlalchemy", "sqlite3", "leadengine/store")),
     ("html parse/extract (lxml, trafilatura, web/)", (
         "lxml", "trafilatura", "justext", "courlan", "htmldate", "leadengine/web/extract",
         "leadengine/web/signals", "leadengine/web/facts", "leadengine/web/injection",

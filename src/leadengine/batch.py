@@ -15,6 +15,11 @@ Several batches may run on one database at once: each URL is claimed in the stor
 before it is fetched, so no URL is evaluated (or paid for) twice; a URL another live
 run has claimed is left to it ("being evaluated by run N"). A run beats every few
 seconds, so one whose process was killed is seen as interrupted and its URLs come back.
+
+:func:`run_batch` is the entry point; the work is a :class:`BatchRun` (one object per
+run holding what its producer and workers share) and what it did is a
+:class:`~leadengine.batch_summary.Summary`. The library never prints: progress goes to
+``on_progress`` or to the ``leadengine.progress`` logger.
 """
 
 from __future__ import annotations
@@ -23,12 +28,10 @@ import asyncio
 import collections
 import contextlib
 import itertools
-import re
-import sys
+import logging
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -40,6 +43,8 @@ from leadengine.batch_input import input_is_seekable as input_is_seekable
 from leadengine.batch_input import input_name
 from leadengine.batch_input import read_rows as read_rows
 from leadengine.batch_input import sniff_delimiter as sniff_delimiter
+from leadengine.batch_summary import Summary as Summary  # re-exported: run_batch's result
+from leadengine.batch_summary import failure_reason as failure_reason
 from leadengine.config import Settings
 from leadengine.errors import (
     FetchError,
@@ -47,103 +52,21 @@ from leadengine.errors import (
     QuotaExhausted,
     StoreError,
 )
+from leadengine.evaluation import Evaluation
 from leadengine.evaluators import make_evaluator
 from leadengine.knowledge import KnowledgeBase
 from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
-from leadengine.store import CLAIM_LEASE, Store
+from leadengine.store import CLAIM_LEASE, RunKey, Store
 from leadengine.web.fetch import make_client, normalise_target
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import load_site
 
 _SKIPS_EVERY = 2.0
-_REASON_CHARS = 100
-_LOCATION = re.compile(r"^(?:[a-z][\w+.-]*://\S*|[/~.]\S*): ", re.I)
 HEARTBEAT_EVERY = 5.0
-
-
-@dataclass
-class Summary:
-    """What a batch did."""
-
-    run_id: int = 0
-    total: int = 0
-    done: int = 0
-    failed: int = 0
-    #: Rows skipped because they are stored as evaluated.
-    skipped_done: int = 0
-    #: Rows skipped because they are stored as failed (``retry_failed`` retries them).
-    skipped_failed: int = 0
-    duplicates: int = 0
-    #: Rows left to another live run that had claimed them, and those runs.
-    elsewhere: int = 0
-    elsewhere_runs: set[int] = field(default_factory=set)
-    tokens: int = 0
-    cost_usd: float = 0.0
-    #: Pages taken from stored snapshots instead of fetched (``max_age``).
-    reused_pages: int = 0
-    #: Failures of this run by reason (the message without its URL).
-    reasons: Counter[str] = field(default_factory=Counter)
-    started: float = field(default_factory=time.monotonic)
-
-    @property
-    def skipped(self) -> int:
-        """Rows not attempted because a result is stored."""
-        return self.skipped_done + self.skipped_failed
-
-    @property
-    def handled(self) -> int:
-        """Rows finished one way or another."""
-        return self.done + self.failed + self.skipped + self.duplicates + self.elsewhere
-
-    def skips(self) -> dict[str, int]:
-        """The skip counters, as the store keeps them."""
-        return {"skipped_done": self.skipped_done, "skipped_failed": self.skipped_failed,
-                "duplicates": self.duplicates, "elsewhere": self.elsewhere}
-
-    def fail(self, reason: str) -> None:
-        self.failed += 1
-        self.reasons[safe_message(reason)] += 1
-
-    def line(self) -> str:
-        elapsed = time.monotonic() - self.started
-        retry = (f"{self.skipped_failed} previously failed (use --retry-failed), "
-                 if self.skipped_failed else "")
-        others = ""
-        if self.elsewhere:
-            ids = sorted(self.elsewhere_runs)
-            named = (f"run {ids[0]}" if len(ids) == 1
-                     else "runs " + ", ".join(str(i) for i in ids))
-            others = f"{self.elsewhere} being evaluated by {named}, "
-        return (f"run {self.run_id}: {self.done} evaluated, {self.failed} failed, "
-                f"{self.skipped_done} already done, {retry}{self.duplicates} duplicates, "
-                f"{others}{self.reused_pages} pages from snapshots; "
-                f"{elapsed:.1f}s, {self.tokens} tokens, ${self.cost_usd:.4f}")
-
-    def failure_lines(self, top: int = 5) -> list[str]:
-        """The most common failure reasons with their counts, most common first."""
-        if not self.reasons:
-            return []
-        lines = [f"{count:>6}  {_shorten(reason)}"
-                 for reason, count in self.reasons.most_common(top)]
-        others = self.failed - sum(count for _, count in self.reasons.most_common(top))
-        if others:
-            lines.append(f"{others:>6}  (other reasons)")
-        return ["failures by reason:", *lines]
-
-
-def failure_reason(error: str, where: str = "") -> str:
-    """The reason of a failure message, without the URL or file it names, so that the
-    same failure on many sites groups together ("HTTP 404 Not Found")."""
-    if where and error.startswith(f"{where}: "):
-        reason = error[len(where) + 2:]
-    else:
-        reason = _LOCATION.sub("", error, count=1)
-    return reason.strip() or error
-
-
-def _shorten(text: str, limit: int = _REASON_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+#: The plain progress lines of a batch without ``on_progress`` (INFO, every
+#: ``log_every`` seconds): the library never prints, the CLI shows them on stderr.
+progress_log = logging.getLogger("leadengine.progress")
 
 
 def normalise_url(raw: str) -> str:
@@ -186,12 +109,13 @@ async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBas
                     lease: float = CLAIM_LEASE) -> Summary:
     """Evaluate every row of ``input_path`` and store each result as it completes.
     ``on_progress`` is called after every row (a progress bar); without it a plain
-    progress line goes to stderr every ``log_every`` seconds. Every fetched page is kept
-    as a snapshot; with ``max_age`` (seconds) a snapshot that recent is reused. ``rows``:
-    the input already read (a pipe read once to count it); ``input_path`` then only
-    names the run. ``encoding``: the input's, when it is not UTF-8 (see
-    :func:`read_rows`). ``lease``: how long a URL stays claimed without a heartbeat.
-    Cancelling the task marks the run ``interrupted``."""
+    progress line is logged to ``leadengine.progress`` (INFO) every ``log_every``
+    seconds, which the CLI shows on stderr. Every fetched page is kept as a snapshot;
+    with ``max_age`` (seconds) a snapshot that recent is reused. ``rows``: the input
+    already read (a pipe read once to count it); ``input_path`` then only names the
+    run. ``encoding``: the input's, when it is not UTF-8 (see :func:`read_rows`).
+    ``lease``: how long a URL stays claimed without a heartbeat. Cancelling the task
+    marks the run ``interrupted``."""
     if rows is None and input_is_seekable(input_path):
         # A file is read through once before any work, so a file that cannot be read
         # (its encoding, a NUL byte) stops here and not halfway through the batch.
@@ -200,167 +124,231 @@ async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBas
     # The first row is read before the run is recorded: a missing file or a CSV without
     # a url column is an error, not an empty 'interrupted' run in the history.
     first = list(itertools.islice(source, 1))
-    snapshots = store.snapshots(max_age)
-    evaluator = make_evaluator(settings, kb)
-    provider, model = evaluator.name, evaluator.model
-    # Runs killed without a word give their claimed URLs back now, not in minutes.
-    store.settle()
-    # Failures stored from now on are another live run's: not ours to retry.
-    retry_since = time.time() if retry_failed else None
-    summary = Summary()
-    summary.run_id = store.start_run(input_name(input_path), kb.version, provider, model)
-    queue: asyncio.Queue[tuple[Row, str] | None] = asyncio.Queue(maxsize=concurrency * 2)
-    hosts: dict[str, asyncio.Semaphore] = {}
-    host_next: dict[str, float] = {}
-    host_locks: dict[str, asyncio.Lock] = {}
-    seen: set[str] = set()
-    known = store.states(kb.version, provider, model)
-    last_log = [time.monotonic()]
-    last_skips = [time.monotonic()]
+    batch = BatchRun(input_name(input_path), settings, kb, store, BatchOptions(
+        retry_failed=retry_failed, concurrency=concurrency, per_host=per_host,
+        log_every=log_every, on_progress=on_progress, max_age=max_age, lease=lease))
+    return await batch.run(itertools.chain(first, source))
 
-    def log_progress() -> None:
-        if on_progress is not None:
-            on_progress(summary)
-            return
-        if time.monotonic() - last_log[0] >= log_every:
-            last_log[0] = time.monotonic()
-            print(f"progress: {safe_message(summary.line())}", file=sys.stderr, flush=True)
 
-    def skipped() -> None:
-        # Skips have no row of their own to count them with, so they are written now
-        # and then (and at the end); a killed run loses at most a few seconds of them.
-        if time.monotonic() - last_skips[0] >= _SKIPS_EVERY:
-            last_skips[0] = time.monotonic()
-            store.count_skips(summary.run_id, summary.skips())
-        log_progress()
+@dataclass(frozen=True)
+class BatchOptions:
+    """How a batch runs (the keyword arguments of :func:`run_batch`)."""
 
-    def failed(row: Row, url: str, message: str, where: str) -> None:
-        # Messages can carry a server's reply or a URL's user:password: both the stored
-        # error and the summary's reason are redacted.
-        message, where = safe_message(message), safe_message(where)
-        store.save_error(summary.run_id, row.index, url, kb.version, provider, model,
-                         message, row.passthrough)
-        summary.fail(failure_reason(message, where))
+    retry_failed: bool = False
+    concurrency: int = 16
+    per_host: int = 2
+    log_every: float = 5.0
+    on_progress: Callable[[Summary], None] | None = None
+    max_age: float | None = None
+    lease: float = CLAIM_LEASE
 
-    async def produce() -> None:
+
+class BatchRun:
+    """One batch: a producer reads the rows into a bounded queue and ``concurrency``
+    workers claim, fetch, evaluate and store them; a heartbeat keeps the run and its
+    claims alive. What the workers share (the summary, the per-host gates, the URLs
+    seen) lives here, so each step is a method of its own."""
+
+    def __init__(self, name: str, settings: Settings, kb: KnowledgeBase, store: Store,
+                 options: BatchOptions) -> None:
+        """Nothing is written yet (see :meth:`start`): an evaluator that cannot be made
+        (a missing API key) leaves no run behind."""
+        self.name = name
+        self.settings, self.kb, self.store, self.options = settings, kb, store, options
+        self.snapshots = store.snapshots(options.max_age)
+        self.evaluator = make_evaluator(settings, kb)
+        self.summary = Summary()
+        self.queue: asyncio.Queue[tuple[Row, str] | None] = asyncio.Queue(
+            maxsize=options.concurrency * 2)
+        #: At most ``per_host`` sites of one host at once, started ``host_delay`` apart.
+        self.host_gates: dict[str, asyncio.Semaphore] = {}
+        self.host_next: dict[str, float] = {}
+        self.host_locks: dict[str, asyncio.Lock] = {}
+        self.seen: set[str] = set()
+        self.last_log = self.last_skips = time.monotonic()
+        # Set by start():
+        self.key = RunKey(0, kb.version, self.evaluator.name, self.evaluator.model)
+        self.known: dict[str, str] = {}
+        self.retry_since: float | None = None
+
+    def start(self) -> None:
+        """Record the run and read which URLs are stored already."""
+        # Runs killed without a word give their claimed URLs back now, not in minutes.
+        self.store.settle()
+        # Failures stored from now on are another live run's: not ours to retry.
+        self.retry_since = time.time() if self.options.retry_failed else None
+        self.key = self.store.open_run(self.name, self.key.kb_version, self.key.provider,
+                                       self.key.model)
+        self.summary.run_id = self.key.run_id
+        self.known = self.store.states(self.key)
+
+    async def run(self, rows: Iterable[Row]) -> Summary:
+        """Start the run, work through ``rows`` and record how the run ended
+        (``interrupted`` on any exception or cancellation, which is re-raised)."""
+        self.start()
+        beat = asyncio.create_task(self.heartbeat())
         try:
-            await read_input()
-        finally:
-            for _ in range(concurrency):
-                await queue.put(None)
+            async with make_client(self.settings) as client:
+                # One robots.txt per origin for the whole batch, not one per row.
+                robots = RobotsPolicy(client, self.settings)
+                await asyncio.gather(self.produce(rows),
+                                     *(self.work(client, robots)
+                                       for _ in range(self.options.concurrency)))
+        except BaseException:
+            beat.cancel()
+            self.store.finish_run(self.key.run_id, "interrupted", self.summary.skips())
+            raise
+        beat.cancel()
+        self.store.finish_run(self.key.run_id, "done", self.summary.skips())
+        self.summary.reused_pages = self.snapshots.reused
+        return self.summary
 
-    async def read_input() -> None:
-        for row in itertools.chain(first, source):
-            summary.total += 1
-            if row.error is not None:
-                failed(row, row.raw or f"(line {row.line})", row.error,
-                       f"{input_name(input_path)} line {row.line}")
-                log_progress()
-                continue
-            try:
-                url = normalise_url(row.raw)
-            except LeadEngineError as exc:
-                failed(row, row.raw or f"(row {row.index})", str(exc),
-                       exc.url if isinstance(exc, FetchError) else row.raw)
-                log_progress()
-                continue
-            if url in seen:
-                summary.duplicates += 1
-                skipped()
-                continue
-            seen.add(url)
-            if not count_stored(known.get(url)):
-                await queue.put((row, url))
-
-    def count_stored(state: str | None) -> bool:
-        """Count a row whose result is stored as skipped; False: it is to do."""
-        if state == "done":
-            summary.skipped_done += 1
-        elif state == "failed" and not retry_failed:
-            summary.skipped_failed += 1
-        else:
-            return False
-        skipped()
-        return True
-
-    def claimed(url: str) -> bool:
-        """Claim ``url`` for this run; a row another run has, or has finished since the
-        batch started, is counted and skipped."""
-        claim = store.claim(summary.run_id, url, kb.version, provider, model,
-                            retry_since=retry_since, lease=lease)
-        if claim.state == "claimed":
-            return True
-        if claim.state == "elsewhere":
-            summary.elsewhere += 1
-            if claim.run_id is not None:
-                summary.elsewhere_runs.add(claim.run_id)
-        elif claim.state == "done":
-            summary.skipped_done += 1
-        else:
-            summary.skipped_failed += 1
-        skipped()
-        return False
-
-    async def polite(url: str) -> None:
-        """Sites on one host start at least ``host_delay`` apart."""
-        host = urlsplit(url).hostname or ""
-        async with host_locks.setdefault(host, asyncio.Lock()):
-            wait = host_next.get(host, 0.0) - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            host_next[host] = time.monotonic() + settings.host_delay
-
-    async def work(client: httpx.AsyncClient, robots: RobotsPolicy) -> None:
-        while (item := await queue.get()) is not None:
-            row, url = item
-            if not claimed(url):
-                continue
-            local = url.startswith("file:")
-            # Local files have no host to be polite to: they skip the per-host gate.
-            gate = (contextlib.nullcontext() if local else
-                    hosts.setdefault(urlsplit(url).hostname or "", asyncio.Semaphore(per_host)))
-            try:
-                async with gate:
-                    if not local:
-                        await polite(url)
-                    site = await load_site(url, settings, client, snapshots, robots)
-                    evaluation = await evaluate_site(site, kb, settings, evaluator)
-            except QuotaExhausted:
-                raise  # every later row would fail alike: stop, this row stays to do
-            except LeadEngineError as exc:
-                failed(row, url, str(exc), exc.url if isinstance(exc, FetchError) else url)
-            except Exception as exc:
-                failed(row, url, f"unexpected {type(exc).__name__}: {exc}", url)
-            else:
-                data = evaluation.model_dump(mode="json")
-                store.save_evaluation(summary.run_id, row.index, url, kb.version, data,
-                                      row.passthrough)
-                summary.done += 1
-                summary.tokens += sum(v for k, v in evaluation.tokens.items()
-                                      if k in ("prompt", "completion"))
-                summary.cost_usd += evaluation.cost_usd or 0.0
-            log_progress()
-
-    async def heartbeat() -> None:
+    async def heartbeat(self) -> None:
         # Shows the run alive (its counters with it) and renews its claims; a beat the
         # database refuses is tried again at the next one.
         while True:
             await asyncio.sleep(HEARTBEAT_EVERY)
             with contextlib.suppress(StoreError):
-                store.heartbeat(summary.run_id, summary.skips(), lease)
+                self.store.heartbeat(self.key.run_id, self.summary.skips(),
+                                     self.options.lease)
 
-    beat = asyncio.create_task(heartbeat())
-    try:
-        async with make_client(settings) as client:
-            # One robots.txt per origin for the whole batch, not one per row.
-            robots = RobotsPolicy(client, settings)
-            await asyncio.gather(produce(), *(work(client, robots)
-                                              for _ in range(concurrency)))
-    except BaseException:
-        beat.cancel()
-        store.finish_run(summary.run_id, "interrupted", summary.skips())
-        raise
-    beat.cancel()
-    store.finish_run(summary.run_id, "done", summary.skips())
-    summary.reused_pages = snapshots.reused
-    return summary
+    # -- reading -----------------------------------------------------------------------
+
+    async def produce(self, rows: Iterable[Row]) -> None:
+        """Queue the rows to do; then one end marker per worker, even on failure, so
+        that no worker waits for ever."""
+        try:
+            for row in rows:
+                url = self.admit(row)
+                if url is not None:
+                    await self.queue.put((row, url))
+        finally:
+            for _ in range(self.options.concurrency):
+                await self.queue.put(None)
+
+    def admit(self, row: Row) -> str | None:
+        """Count ``row`` and return its URL if it is to do; a row that cannot be read or
+        has no valid URL is recorded as failed, a duplicate or a stored one skipped."""
+        self.summary.total += 1
+        if row.error is not None:
+            self.record_failure(row, row.raw or f"(line {row.line})", row.error,
+                                f"{self.name} line {row.line}")
+            self.log_progress()
+            return None
+        try:
+            url = normalise_url(row.raw)
+        except LeadEngineError as exc:
+            self.record_failure(row, row.raw or f"(row {row.index})", str(exc),
+                                exc.url if isinstance(exc, FetchError) else row.raw)
+            self.log_progress()
+            return None
+        if url in self.seen:
+            self.summary.duplicates += 1
+            self.skipped()
+            return None
+        self.seen.add(url)
+        return None if self.count_stored(self.known.get(url)) else url
+
+    def count_stored(self, state: str | None) -> bool:
+        """Count a row whose result is stored as skipped; False: it is to do."""
+        if state == "done":
+            self.summary.skipped_done += 1
+        elif state == "failed" and not self.options.retry_failed:
+            self.summary.skipped_failed += 1
+        else:
+            return False
+        self.skipped()
+        return True
+
+    # -- working -----------------------------------------------------------------------
+
+    async def work(self, client: httpx.AsyncClient, robots: RobotsPolicy) -> None:
+        while (item := await self.queue.get()) is not None:
+            row, url = item
+            if self.claimed(url):
+                await self.work_one(client, robots, row, url)
+
+    def claimed(self, url: str) -> bool:
+        """Claim ``url`` for this run; a row another run has, or has finished since the
+        batch started, is counted and skipped."""
+        claim = self.store.claim_url(self.key, url, retry_since=self.retry_since,
+                                     lease=self.options.lease)
+        if claim.state == "claimed":
+            return True
+        if claim.state == "elsewhere":
+            self.summary.elsewhere += 1
+            if claim.run_id is not None:
+                self.summary.elsewhere_runs.add(claim.run_id)
+        elif claim.state == "done":
+            self.summary.skipped_done += 1
+        else:
+            self.summary.skipped_failed += 1
+        self.skipped()
+        return False
+
+    async def work_one(self, client: httpx.AsyncClient, robots: RobotsPolicy, row: Row,
+                       url: str) -> None:
+        """Fetch, evaluate and store one claimed row."""
+        local = url.startswith("file:")
+        # Local files have no host to be polite to: they skip the per-host gate.
+        gate = (contextlib.nullcontext() if local else self.host_gates.setdefault(
+            urlsplit(url).hostname or "", asyncio.Semaphore(self.options.per_host)))
+        try:
+            async with gate:
+                if not local:
+                    await self.polite(url)
+                site = await load_site(url, self.settings, client, self.snapshots, robots)
+                evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
+        except QuotaExhausted:
+            raise  # every later row would fail alike: stop, this row stays to do
+        except LeadEngineError as exc:
+            self.record_failure(row, url, str(exc),
+                                exc.url if isinstance(exc, FetchError) else url)
+        except Exception as exc:
+            self.record_failure(row, url, f"unexpected {type(exc).__name__}: {exc}", url)
+        else:
+            self.record_result(row, url, evaluation)
+        self.log_progress()
+
+    async def polite(self, url: str) -> None:
+        """Sites on one host start at least ``host_delay`` apart."""
+        host = urlsplit(url).hostname or ""
+        async with self.host_locks.setdefault(host, asyncio.Lock()):
+            wait = self.host_next.get(host, 0.0) - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.host_next[host] = time.monotonic() + self.settings.host_delay
+
+    # -- recording ---------------------------------------------------------------------
+
+    def record_result(self, row: Row, url: str, evaluation: Evaluation) -> None:
+        self.store.record_evaluation(self.key, row.index, url,
+                                     evaluation.model_dump(mode="json"), row.passthrough)
+        self.summary.done += 1
+        self.summary.tokens += sum(v for k, v in evaluation.tokens.items()
+                                   if k in ("prompt", "completion"))
+        self.summary.cost_usd += evaluation.cost_usd or 0.0
+
+    def record_failure(self, row: Row, url: str, message: str, where: str) -> None:
+        # Messages can carry a server's reply or a URL's user:password: both the stored
+        # error and the summary's reason are redacted.
+        message, where = safe_message(message), safe_message(where)
+        self.store.record_error(self.key, row.index, url, message, row.passthrough)
+        self.summary.fail(failure_reason(message, where))
+
+    def skipped(self) -> None:
+        # Skips have no row of their own to count them with, so they are written now
+        # and then (and at the end); a killed run loses at most a few seconds of them.
+        if time.monotonic() - self.last_skips >= _SKIPS_EVERY:
+            self.last_skips = time.monotonic()
+            self.store.count_skips(self.key.run_id, self.summary.skips())
+        self.log_progress()
+
+    def log_progress(self) -> None:
+        if self.options.on_progress is not None:
+            self.options.on_progress(self.summary)
+            return
+        if time.monotonic() - self.last_log >= self.options.log_every:
+            self.last_log = time.monotonic()
+            if progress_log.isEnabledFor(logging.INFO):
+                progress_log.info("%s", safe_message(self.summary.line()))

@@ -8,11 +8,12 @@ shared CLI helpers are imported up front, so ``leadengine --help`` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 
@@ -33,7 +34,7 @@ from leadengine.errors import ConfigError, LeadEngineError
 from leadengine.redact import safe_message
 
 if TYPE_CHECKING:
-    from leadengine.batch import Summary
+    from leadengine.batch_summary import Summary
     from leadengine.config import Settings
     from leadengine.knowledge import KnowledgeBase
     from leadengine.store import Order, Store
@@ -102,15 +103,42 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     if settings.provider is None and settings.resolve_provider().name == "heuristic":
         click.echo(OFFLINE_NOTICE, err=True)
     if not sys.stderr.isatty():
-        summary = _run_interruptible(run_batch(
-            input_path, settings, kb, store, retry_failed=retry_failed,
-            concurrency=concurrency, per_host=per_host, max_age=max_age, encoding=encoding))
+        with _progress_lines():
+            summary = _run_interruptible(run_batch(
+                input_path, settings, kb, store, retry_failed=retry_failed,
+                concurrency=concurrency, per_host=per_host, max_age=max_age,
+                encoding=encoding))
     else:
         summary = _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
                                          concurrency, per_host, max_age, encoding)
     lines = [summary.line(), *summary.failure_lines(), f"results: {store.url}"]
     # Failure reasons quote servers and input cells: no key or escape code gets through.
     click.echo("\n".join(safe_message(line) for line in lines), err=True)
+
+
+@contextlib.contextmanager
+def _progress_lines() -> Iterator[None]:
+    """Show the batch's plain progress lines (the ``leadengine.progress`` logger) on
+    stderr as "progress: ..." while the command runs. Installed per command and taken
+    off after it, because the stderr of the moment is the one to write to (a test's
+    runner swaps it for each command)."""
+    import logging
+
+    from leadengine.batch import progress_log
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("progress: %(message)s"))
+    level, propagate = progress_log.level, progress_log.propagate
+    progress_log.addHandler(handler)
+    progress_log.setLevel(logging.INFO)
+    # Shown once, here: not again by a handler someone set on the root logger.
+    progress_log.propagate = False
+    try:
+        yield
+    finally:
+        progress_log.removeHandler(handler)
+        progress_log.setLevel(level)
+        progress_log.propagate = propagate
 
 
 class _Terminated(Exception):
@@ -135,7 +163,6 @@ async def _cancel_on_sigterm(coro: Coroutine[Any, Any, T]) -> T:
     # 'running' for ever; cancelling instead lets the batch record that it stopped.
     # (asyncio.run already turns Ctrl-C into the same cancellation.)
     import asyncio
-    import contextlib
     import signal
 
     loop = asyncio.get_running_loop()
