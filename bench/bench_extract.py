@@ -17,6 +17,11 @@ no network and no file reading in the timed loop. Pages:
   address must be found in the text), report only;
 * ``text-heavy-300k``: ~300 KB where most bytes are visible text (a long article
   and a 600-row price table), report only;
+* ``link-heavy-100k``: ``typical-300k`` with a directory of 100,000 links before its
+  footer (~3.8 MB, under the 5 MB byte cap): a hostile or generated page. Report only:
+  its CPU time per read (``time.process_time``) against the page budget
+  (:data:`leadengine.web.site.PAGE_CPU_SECONDS`); links past the first 5,000 are not read,
+  so its footer's social links are not seen;
 * every fixture homepage ``tests/fixtures/sites/*/index.html`` (the 2 MB
   ``huge-page`` reported separately).
 
@@ -63,13 +68,15 @@ from leadengine.web.extract import (
 )
 from leadengine.web.fetch import Page, decode_html
 from leadengine.web.signals import detect_signals
-from leadengine.web.site import assemble_site, read_page, site_from_page
+from leadengine.web.site import PAGE_CPU_SECONDS, assemble_site, read_page, site_from_page
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "sites"
 RESULTS = Path(__file__).resolve().parent / "results" / "extract.json"
 TARGET_MS = 50.0
 TARGET_BYTES = 300_000
+#: Links in the directory of ``link-heavy-100k``.
+LINK_HEAVY_LINKS = 100_000
 #: A call slower than this needs no second warm-up; its first warm-up is kept as a sample.
 SLOW_S = 1.0
 HUGE = "huge-page"
@@ -649,6 +656,17 @@ def typical_page(seed: int, target_bytes: int = TARGET_BYTES, json_ld: bool = Tr
     return "".join(head + body[:gallery_at] + gallery + body[gallery_at:])
 
 
+def link_heavy_page(seed: int, links: int = LINK_HEAVY_LINKS) -> str:
+    """``typical_page(seed)`` with a directory of ``links`` product links before its footer
+    (a shop's "all products" page, or a hostile one)."""
+    page = typical_page(seed)
+    directory = ('<section class="directory"><h2>All products</h2><p>'
+                 + " ".join(f'<a href="/p/{i}/">Item {i}</a>' for i in range(links))
+                 + "</p></section>\n")
+    at = page.index("<footer")
+    return page[:at] + directory + page[at:]
+
+
 def text_heavy_page(seed: int, target_bytes: int = TARGET_BYTES) -> str:
     """~``target_bytes`` of mostly visible text: a long article and a 600-row price table."""
     rng = random.Random(seed + 7)
@@ -820,6 +838,24 @@ def breakdown(page: Page, settings: Settings, runs: int, warmups: int, budget_s:
     return {label: {**_stats(ts), "runs": len(ts)} for label, ts in samples.items()}
 
 
+def cpu_per_read(page: Page, settings: Settings, calls: int) -> dict[str, Any]:
+    """CPU seconds (``time.process_time``) of ``calls`` calls of ``site_from_page`` (one
+    if a call takes more than :data:`SLOW_S`), and the error if reading failed."""
+    samples: list[float] = []
+    error = ""
+    for _ in range(calls):
+        start = time.process_time()
+        try:
+            site_from_page(page, settings)
+        except LeadEngineError as exc:
+            error = str(exc)
+        samples.append(time.process_time() - start)
+        if samples[-1] > SLOW_S or error:
+            break
+    return {"calls": len(samples), "p50_s": statistics.median(samples),
+            "max_s": max(samples), "error": error}
+
+
 def profile(page: Page, settings: Settings, calls: int, top: int = 15) -> dict[str, Any]:
     """cProfile of ``calls`` calls of ``site_from_page``: top functions by own and total time."""
     prof = cProfile.Profile()
@@ -936,11 +972,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     typical = typical_page(args.seed)
     typical_nold = typical_page(args.seed, json_ld=False)
     text_heavy = text_heavy_page(args.seed)
+    link_heavy = link_heavy_page(args.seed)
     gen_s = time.perf_counter() - t0
     synthetic = {
         "typical-300k": make_page("https://siamsmile.example/", typical),
         "typical-300k-nold": make_page("https://siamsmile.example/", typical_nold),
         "text-heavy-300k": make_page("https://siamsmile.example/guide/prices/", text_heavy),
+        "link-heavy-100k": make_page("https://siamsmile.example/products/", link_heavy),
     }
     timing_args = (args.runs, args.warmups, args.budget, args.min_runs)
 
@@ -950,6 +988,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_name = {r.name: r for r in results}
 
     stages = breakdown(synthetic["typical-300k"], settings, *timing_args)
+    link_cpu = cpu_per_read(synthetic["link-heavy-100k"], settings, 3)
 
     fixtures: list[PageResult] = []
     huge: PageResult | None = None
@@ -1037,6 +1076,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         report_only[name] = r.timing is not None and p50 < TARGET_MS
         print(f"report only (not in exit code): {name} ({r.bytes / 1e3:.0f} KB) p50 "
               f"{p50:.1f} ms < {TARGET_MS:.0f} ms -> {_verdict(report_only[name])}")
+    heavy = by_name["link-heavy-100k"]
+    report_only["link-heavy-100k"] = not link_cpu["error"] and link_cpu[
+        "max_s"] < PAGE_CPU_SECONDS
+    print(f"report only (not in exit code): link-heavy-100k ({heavy.bytes / 1e6:.1f} MB, "
+          f"{LINK_HEAVY_LINKS:,} links) CPU per read {link_cpu['p50_s'] * 1e3:.0f} ms "
+          f"(process_time, max {link_cpu['max_s'] * 1e3:.0f} ms over {link_cpu['calls']} "
+          f"call(s)) < {PAGE_CPU_SECONDS:g} s page budget -> "
+          f"{_verdict(report_only['link-heavy-100k'])}"
+          + (f"; error: {link_cpu['error']}" if link_cpu["error"] else ""))
     total_s = time.perf_counter() - t_start
     load_end = os.getloadavg()
     speed_end = host_speed()
@@ -1054,6 +1102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "pages": [asdict(r) for r in results],
         "typical_breakdown": stages,
         "typical_extract_alone_p50_ms": rest_ms,
+        "link_heavy_cpu": link_cpu,
         "fixtures": [asdict(r) for r in fixtures],
         "fixture_summary": fixture_summary,
         "huge_page": asdict(huge) if huge else None,

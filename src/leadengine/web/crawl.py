@@ -8,9 +8,12 @@ Burmese. Links are ranked by those words in their address or anchor text.
 from __future__ import annotations
 
 import posixpath
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 import lxml.html
+
+from leadengine.web.extract import Deadline
+from leadengine.web.signals import links_of
 
 #: Words that mark a useful subpage, best first; matched in the link's URL or text.
 SUBPAGE_WORDS = (
@@ -24,20 +27,27 @@ _SKIP_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".zi
                   ".docx", ".xls", ".xlsx", ".mp4", ".mp3", ".css", ".js", ".xml")
 
 
-def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int) -> list[str]:
-    """Up to ``limit`` same-site links from the page, most useful first."""
+def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int,
+                  deadline: Deadline | None = None) -> list[str]:
+    """Up to ``limit`` same-site links from the page (among its first 5,000: see
+    :func:`~leadengine.web.signals.links_of`), most useful first. ``deadline`` is
+    checked as the links are read."""
     if limit <= 0:
         return []
+    deadline = deadline or Deadline(page_url)
     home = _canonical(page_url)
+    page = urlsplit(page_url)
+    # Menus repeat their links: each address is resolved once (urljoin and urlsplit are
+    # most of the cost of a link).
+    resolved: dict[str, str | None] = {}
     scored: dict[str, tuple[int, int]] = {}
-    for order, anchor in enumerate(tree.xpath("//a[@href]")):
+    for order, anchor in enumerate(links_of(tree)):
+        deadline.tick()
         href = (anchor.get("href") or "").strip()
-        if not href or href.startswith(("#", "mailto:", "tel:", "javascript:")):
-            continue
-        url = _canonical(urljoin(page_url, href))
-        if url == home or not _same_site(url, page_url):
-            continue
-        if urlsplit(url).path.lower().endswith(_SKIP_SUFFIXES):
+        if href not in resolved:
+            resolved[href] = _candidate(href, page_url, page, home)
+        url = resolved[href]
+        if url is None:
             continue
         label = (url + " " + anchor.text_content()).lower()
         rank = next((i for i, word in enumerate(SUBPAGE_WORDS) if word in label), None)
@@ -48,6 +58,23 @@ def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int) -> lis
     return sorted(scored, key=lambda u: scored[u])[:limit]
 
 
+def _candidate(href: str, page_url: str, page: SplitResult, home: str) -> str | None:
+    """The canonical address ``href`` leads to, if it is another page of the same site
+    (not the homepage, an anchor, an email, a phone, a script or a file)."""
+    if not href or href.startswith(("#", "mailto:", "tel:", "javascript:")):
+        return None
+    try:
+        url = _canonical(urljoin(page_url, href))
+        parts = urlsplit(url)
+        if url == home or not _same_site(parts, page):
+            return None
+    except ValueError:
+        return None  # "http://[x" or port 99999: no address (urllib raises)
+    if parts.path.lower().endswith(_SKIP_SUFFIXES):
+        return None
+    return url
+
+
 def _canonical(url: str) -> str:
     parts = urlsplit(url)
     path = parts.path or "/"
@@ -56,8 +83,7 @@ def _canonical(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc.lower(), path, parts.query, ""))
 
 
-def _same_site(url: str, page_url: str) -> bool:
-    a, b = urlsplit(url), urlsplit(page_url)
+def _same_site(a: SplitResult, b: SplitResult) -> bool:
     if a.scheme == "file" or b.scheme == "file":
         # Saved sites: only files in the same folder tree as the page.
         folder = posixpath.dirname(b.path)

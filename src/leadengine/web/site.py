@@ -13,6 +13,7 @@ from leadengine.config import Settings
 from leadengine.errors import FetchError, LeadEngineError
 from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import (
+    Deadline,
     Extracted,
     drop_invisible,
     extract,
@@ -26,6 +27,14 @@ from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.phones import normalise_phones, site_region
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, markup_signals, merge_signals, text_signals
+
+#: CPU seconds (of the reading thread) one page may take to parse and read; past it the
+#: page fails with "page too complex to read" (the homepage fails the site, a subpage is
+#: left out). Reading runs on the event loop, so a batch's other rows wait meanwhile: a
+#: page of 100,000 links took 12.5 s before links were capped, 0.6 s since. The 2 MB
+#: fixture page reads in 0.3 s, every hostile shape tried up to the 5 MB byte cap in
+#: under 1.5 s (tests/test_link_heavy.py).
+PAGE_CPU_SECONDS = 2.0
 
 #: Signals listed in the "Detected signals" block, with their labels.
 _SIGNAL_LABELS = {
@@ -95,17 +104,36 @@ class PageRead:
     html_lang: str
 
 
-def read_page(page: Page, tree: lxml.html.HtmlElement | None = None) -> PageRead:
+def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
+              deadline: Deadline | None = None,
+              cpu_seconds: float | None = None) -> PageRead:
     """Read ``page`` (parsed as ``tree`` if the caller has it, which this consumes):
-    everything taken from the DOM first, then the main text."""
-    tree = tree if tree is not None else parse_html(page.html)
-    signals = markup_signals(tree, page.final_url)
+    everything taken from the DOM first, then the main text.
+
+    ContentError if it takes more than ``cpu_seconds`` (default
+    :data:`PAGE_CPU_SECONDS`) of CPU, counted from ``deadline``'s start if given (a
+    caller that parsed the page or picked its links first), else from now.
+    """
+    if deadline is None:
+        deadline = page_deadline(page, cpu_seconds)
+    if tree is None:
+        tree = parse_html(page.html)
+    deadline.tree = tree
+    deadline.check()
+    signals = markup_signals(tree, page.final_url, deadline)
     html_lang = _html_lang(tree)
     drop_invisible(tree)
     nodes = text_nodes(tree)
+    deadline.check()
     signals = text_signals(signals, tree, nodes)
-    return PageRead(page=page, extracted=extract(page, tree, nodes), signals=signals,
-                    nodes=nodes, html_lang=html_lang)
+    deadline.check()
+    return PageRead(page=page, extracted=extract(page, tree, nodes, deadline),
+                    signals=signals, nodes=nodes, html_lang=html_lang)
+
+
+def page_deadline(page: Page, cpu_seconds: float | None = None) -> Deadline:
+    """The CPU budget of reading ``page``, starting now."""
+    return Deadline(page.url, PAGE_CPU_SECONDS if cpu_seconds is None else cpu_seconds)
 
 
 class PageCache(Protocol):
@@ -119,13 +147,17 @@ class PageCache(Protocol):
 async def load_site(target: str, settings: Settings | None = None,
                     client: httpx.AsyncClient | None = None,
                     cache: PageCache | None = None,
-                    robots: RobotsPolicy | None = None) -> Site:
+                    robots: RobotsPolicy | None = None, *,
+                    cpu_seconds: float | None = None) -> Site:
     """Fetch ``target`` (URL or file) and up to ``settings.max_pages`` useful subpages.
-    ``robots``: a policy shared with other sites (a batch's), else one of its own."""
+    ``robots``: a policy shared with other sites (a batch's), else one of its own.
+    Each page read may take ``cpu_seconds`` of CPU (default :data:`PAGE_CPU_SECONDS`):
+    a homepage over it fails the site, a subpage over it is left out (``failed_pages``)."""
     settings = settings or Settings()
     if client is None and not normalise_target(target).startswith("file:"):
         async with make_client(settings) as own_client:
-            return await load_site(target, settings, own_client, cache, robots)
+            return await load_site(target, settings, own_client, cache, robots,
+                                   cpu_seconds=cpu_seconds)
 
     if not settings.respect_robots or client is None:
         robots = None
@@ -145,9 +177,12 @@ async def load_site(target: str, settings: Settings | None = None,
         return fetched
 
     page = await fetch(target)
+    # The homepage's budget covers parsing it and picking its links too.
+    deadline = page_deadline(page, cpu_seconds)
     tree = parse_html(page.html)
-    links = pick_subpages(tree, page.final_url, settings.max_pages)
-    parts = [read_page(page, tree)]
+    deadline.tree = tree
+    links = pick_subpages(tree, page.final_url, settings.max_pages, deadline)
+    parts = [read_page(page, tree, deadline=deadline)]
     failed = []
     budget = [settings.max_total_bytes - len(page.html)]
 
@@ -171,15 +206,18 @@ async def load_site(target: str, settings: Settings | None = None,
             failed.append(str(result))
             continue
         try:
-            parts.append(read_page(result))
+            parts.append(read_page(result, cpu_seconds=cpu_seconds))
         except LeadEngineError as exc:
             failed.append(str(exc))
     return assemble_site(parts, settings, failed)
 
 
-def site_from_page(page: Page, settings: Settings | None = None) -> Site:
-    """A site of one already fetched page (no crawl)."""
-    return assemble_site([read_page(page)], settings or Settings(), [])
+def site_from_page(page: Page, settings: Settings | None = None, *,
+                   cpu_seconds: float | None = None) -> Site:
+    """A site of one already fetched page (no crawl); ContentError if reading it takes
+    more than ``cpu_seconds`` of CPU (default :data:`PAGE_CPU_SECONDS`)."""
+    return assemble_site([read_page(page, cpu_seconds=cpu_seconds)], settings or Settings(),
+                         [])
 
 
 def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) -> Site:
