@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
+from leadengine.signal_names import EXPORTED
+
 if TYPE_CHECKING:
     from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
@@ -27,9 +29,9 @@ if TYPE_CHECKING:
 CSV_FIELDS = ("url", "business_name", "business_type", "primary_service", "fit_score",
               "angle", "reasoning", "outreach_angle", "excluded_services", "provider", "model",
               "rag", "warnings", "tokens_prompt", "tokens_completion", "cost_usd")
-SIGNALS = ("google_analytics", "google_tag_manager", "meta_pixel", "tiktok_pixel", "hotjar",
-           "contact_form", "online_booking", "ecommerce", "facebook_link", "facebook_only",
-           "messaging_link", "phone", "email", "address")
+#: The ``signal_<name>`` columns, in order: the registry's exported signals (a CRM import
+#: maps columns by name, so a change here is a decision the tests pin).
+SIGNALS = EXPORTED
 LAYERS = ("Visibility", "Website", "Measurement", "Operational", "Asset Ownership")
 #: Columns added by ``include_failed``, right after ``url``.
 STATUS_FIELDS = ("status", "error")

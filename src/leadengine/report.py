@@ -13,30 +13,20 @@ import re
 import textwrap
 from typing import Any
 
+from leadengine.signal_names import label
+
 #: Output formats of ``evaluate`` and ``show``.
 FORMATS = ("text", "markdown", "json")
 
 #: Fit-score bands when the knowledge base gives none (the shipped rubric's).
 DEFAULT_BANDS: dict[str, int] = {"high": 70, "medium": 40, "low": 0}
 
-#: The signals a salesperson reads, in reading order, with their labels.
-KEY_SIGNALS: tuple[tuple[str, str], ...] = (
-    ("https", "HTTPS"),
-    ("mobile_viewport", "Mobile-friendly page"),
-    ("analytics", "Analytics"),
-    ("google_tag_manager", "Google Tag Manager"),
-    ("meta_pixel", "Meta pixel"),
-    ("tiktok_pixel", "TikTok pixel"),
-    ("contact_form", "Contact form"),
-    ("online_booking", "Online booking"),
-    ("ecommerce", "Online shop"),
-    ("online_payment", "Online payment"),
-    ("chat_widget", "Chat widget"),
-    ("facebook_link", "Facebook page"),
-    ("messaging_link", "Messaging link"),
-    ("own_domain_email", "E-mail on own domain"),
-    ("facebook_only", "Facebook-only presence"),
-)
+#: The signals a salesperson reads, in reading order, with their labels (the registry's).
+KEY_SIGNALS: tuple[tuple[str, str], ...] = tuple(
+    (name, label(name)) for name in (
+        "https", "mobile_viewport", "analytics", "google_tag_manager", "meta_pixel",
+        "tiktok_pixel", "contact_form", "online_booking", "ecommerce", "online_payment",
+        "chat_widget", "facebook_link", "messaging_link", "own_domain_email", "facebook_only"))
 #: Absences worth saying out loud: each is a gap the team can sell against.
 KEY_GAPS: tuple[str, ...] = ("https", "analytics", "contact_form", "online_booking")
 

@@ -21,36 +21,19 @@ Example (abridged)::
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+
 from pydantic import BaseModel, ConfigDict, Field
 
-#: Signal names the offline evaluator understands in conditions. Conditions
-#: may also be ``in_target`` (a target place was found), ``out_of_market``,
-#: ``excluded`` (an exclusion applies), ``industry:<Name>``, each optionally
-#: prefixed with ``not:``.
-SIGNAL_NAMES = (
-    "social_link",
-    "facebook_link",
-    "facebook_only",
-    "messaging_link",
-    "contact_form",
-    "online_booking",
-    "ecommerce",
-    "analytics",
-    "google_analytics",
-    "google_tag_manager",
-    "meta_pixel",
-    "phone",
-    "email",
-    "own_domain_email",
-    "free_webmail",
-    "https",
-    "mobile_viewport",
-    "has_website",
-    "chat_widget",
-    "online_payment",
-    "call_to_action",
-)
+from leadengine.signal_names import SIGNALS, condition_problem
 
+#: The page signals a condition may name (the old name of
+#: :data:`leadengine.signal_names.DETECTED`, in the registry's order). Conditions may
+#: also use the derived ``in_target``, ``out_of_market`` and ``excluded``, and
+#: ``industry:<Name>``, each optionally prefixed with ``not:``; all are checked when the
+#: knowledge base loads (:meth:`Rules.condition_problems`).
+SIGNAL_NAMES: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.kind != "derived")
 
 
 class _Rule(BaseModel):
@@ -173,3 +156,30 @@ class Rules(_Rule):
             else:
                 data[name] = data[name] + [item.model_dump() for item in value]
         return Rules.model_validate(data)
+
+    def condition_problems(self, industries: list[str]) -> Iterator[str]:
+        """Each condition of these rules that names no known signal or industry, as
+        ``angles["Name"].when: unknown signal 'x' (did you mean 'y'?)``.
+
+        ``industries`` are the whole knowledge base's industry names, not only these
+        rules': one file's conditions may name another file's industries.
+        """
+        for where, conditions in self._conditions():
+            for condition in conditions:
+                problem = condition_problem(condition, industries)
+                if problem is not None:
+                    yield f"{where}: {problem}"
+
+    def _conditions(self) -> Iterator[tuple[str, list[str]]]:
+        """(where, conditions) for every condition list, where as ``services["Name"].when``
+        (the rule's name: what the author searches the file for)."""
+        for service in self.services:
+            yield f"services[{_quoted(service.name)}].when", service.when
+        for angle in self.angles:
+            yield f"angles[{_quoted(angle.name)}].when", angle.when
+        for layer in self.maturity_layers:
+            yield f"maturity_layers[{_quoted(layer.name)}].evidence", layer.evidence
+
+
+def _quoted(name: str) -> str:
+    return json.dumps(name, ensure_ascii=False)
