@@ -28,10 +28,7 @@ throughput is reported alongside.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import platform
 import pstats
 import re
 import resource
@@ -46,11 +43,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.harness import (
+    REPO,
+    RESULTS_DIR,
+    make_parser,
+    print_head,
+    python_on,
+    run_info,
+    short_path,
+    verdict,
+    write_results,
+)
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.site_server import SiteServer
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = Path(__file__).resolve().parent / "results" / "batch.json"
+RESULTS = RESULTS_DIR / "batch.json"
 PAGE = REPO / "tests" / "fixtures" / "sites" / "bangkok-dental-fb-only" / "index.html"
 TARGET_RATIO = 1.4
 TARGET_RSS_MB = 300.0
@@ -279,7 +286,7 @@ def summarise_profile(prof: Path, top: int) -> dict[str, Any]:
         comp = "other (standard library, unattributed)" if comp == GENERIC else comp
         by_component[comp] = by_component.get(comp, 0.0) + tottime
         total += tottime
-        functions.append({"function": f"{_short(filename)}:{line}({name})", "ncalls": ncalls,
+        functions.append({"function": f"{short_path(filename)}:{line}({name})", "ncalls": ncalls,
                           "tottime_s": tottime, "cumtime_s": cumtime, "component": comp})
     functions.sort(key=lambda f: -f["tottime_s"])
     cum = sorted(functions, key=lambda f: -f["cumtime_s"])
@@ -287,13 +294,6 @@ def summarise_profile(prof: Path, top: int) -> dict[str, Any]:
             "by_component": dict(sorted(by_component.items(), key=lambda kv: -kv[1])),
             "top_tottime": functions[:top],
             "top_cumtime": [f for f in cum if "leadengine" in f["function"]][:top]}
-
-
-def _short(filename: str) -> str:
-    for marker in ("site-packages/", "/src/", "/lib/python"):
-        if marker in filename:
-            return filename.split(marker, 1)[1]
-    return filename
 
 
 def run_profile(urls: list[str], tmp: Path, concurrency: int, fake: FakeOpenAI,
@@ -320,8 +320,7 @@ def print_table(results: Sequence[ModeResult]) -> None:
     head = (f"{'mode':<10}{'URLs':>6}{'conc':>6}{'wall s':>8}{'batch s':>9}{'bound s':>9}"
             f"{'ratio':>7}{'URLs/s':>8}{'peak RSS MB':>13}{'CPU s':>7}{'CPU%':>6}"
             f"{'CPU ms/URL':>12}{'evals':>7}{'errs':>6}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in results:
         print(f"{r.mode:<10}{r.urls:>6}{r.concurrency:>6}{r.wall_s:>8.2f}"
               f"{_fmt(r.batch_s, '.1f'):>9}{_fmt(r.bound_s, '.2f'):>9}"
@@ -353,7 +352,7 @@ def print_profile(prof: dict[str, Any]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = make_parser(__doc__)
     parser.add_argument("--urls", type=int, default=1000, help="distinct URLs in the batch")
     parser.add_argument("--concurrency", type=int, default=64,
                         help="--concurrency and --per-host of the batch")
@@ -411,10 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     [sites.url(f"lead/?id=p{i}") for i in range(args.profile_urls)], tmp,
                     args.concurrency, fake, args.timeout, args.top, args.host_delay)
 
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{os.cpu_count()} CPUs; page {len(page.encode()):,} bytes; fake LLM delay "
-          f"{args.delay * 1e3:.0f} ms; host delay {args.host_delay:g} s; servers (this "
-          f"process) used {server_cpu:.2f}s CPU")
+    print(f"{python_on()}, {os.cpu_count()} CPUs; page {len(page.encode()):,} bytes; "
+          f"fake LLM delay {args.delay * 1e3:.0f} ms; host delay {args.host_delay:g} s; "
+          f"servers (this process) used {server_cpu:.2f}s CPU")
     print_table(results)
     for r in results:
         for name, ok in r.checks.items():
@@ -436,25 +434,23 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"peak RSS {heur.peak_rss_mb:.0f} MB")
     print(f"target: LLM wall <= {TARGET_RATIO} x bound ({llm.wall_s:.2f}s <= "
           f"{TARGET_RATIO * (llm.bound_s or 0):.2f}s, ratio {_fmt(llm.ratio, '.2f')}) -> "
-          f"{'PASS' if wall_ok else 'FAIL'}")
+          f"{verdict(wall_ok)}")
     print(f"target: LLM peak RSS < {TARGET_RSS_MB:.0f} MB ({llm.peak_rss_mb:.1f} MB; "
-          f"RUSAGE_CHILDREN max {children_rss_mb:.1f} MB) -> {'PASS' if rss_ok else 'FAIL'}")
+          f"RUSAGE_CHILDREN max {children_rss_mb:.1f} MB) -> {verdict(rss_ok)}")
     print(f"checks: every URL stored once, no errors, one LLM request per URL -> "
-          f"{'PASS' if checks_ok else 'FAIL'}")
+          f"{verdict(checks_ok)}")
     if profile:
         print_profile(profile)
     total_s = time.perf_counter() - t_start
     print(f"total {total_s:.1f}s")
 
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "args": vars(args), "python": sys.version, "platform": platform.platform(),
-        "cpus": os.cpu_count(), "target_ratio": TARGET_RATIO, "target_rss_mb": TARGET_RSS_MB,
+    write_results(RESULTS, {
+        **run_info(args), "cpus": os.cpu_count(), "target_ratio": TARGET_RATIO,
+        "target_rss_mb": TARGET_RSS_MB,
         "target_pass": passed, "wall_pass": wall_ok, "rss_pass": rss_ok,
         "checks_pass": checks_ok, "server_cpu_s": server_cpu, "total_s": total_s,
         "modes": [asdict(r) for r in results], "profile": profile,
-    }, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {RESULTS}")
+    })
     return 0 if passed else 1
 
 

@@ -38,24 +38,39 @@ Target (exit code): ``typical-300k`` p50 under 50 ms.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import gc
-import html
-import json
 import os
-import platform
 import pstats
-import random
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
+from bench.harness import (
+    REPO,
+    RESULTS_DIR,
+    git_state,
+    host_speed,
+    make_parser,
+    ms_stats,
+    print_head,
+    python_on,
+    run_info,
+    short_path,
+    time_calls,
+    verdict,
+    write_results,
+)
+from bench.pages import (
+    LINK_HEAVY_LINKS,
+    count_words,
+    link_heavy_page,
+    make_page,
+    text_heavy_page,
+    typical_page,
+)
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
 from leadengine.web import extract as extract_mod
@@ -70,697 +85,14 @@ from leadengine.web.fetch import Page, decode_html
 from leadengine.web.signals import detect_signals
 from leadengine.web.site import PAGE_CPU_SECONDS, assemble_site, read_page, site_from_page
 
-REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "sites"
-RESULTS = Path(__file__).resolve().parent / "results" / "extract.json"
+RESULTS = RESULTS_DIR / "extract.json"
 TARGET_MS = 50.0
-TARGET_BYTES = 300_000
-#: Links in the directory of ``link-heavy-100k``.
-LINK_HEAVY_LINKS = 100_000
 #: A call slower than this needs no second warm-up; its first warm-up is kept as a sample.
 SLOW_S = 1.0
 HUGE = "huge-page"
 
-# --------------------------------------------------------------------------- vocabulary
-
-_FUNCTION = (
-    "the and of to a in for with our we you your is are on at by from this that it as be or "
-    "can will more all has have not new best also its their they which when how what who "
-    "about into than only over most other some such no up out if so do may per each any"
-).split()
-_CONTENT = (
-    "dental clinic dentist teeth tooth smile whitening implant implants braces orthodontics "
-    "aligners veneers crown crowns bridge filling cleaning scaling root canal treatment "
-    "patient patients doctor doctors specialist hygienist team staff care comfortable gentle "
-    "modern digital x-ray scan 3d technology sterilisation safety appointment appointments "
-    "consultation checkup visit family children adults seniors price prices package "
-    "packages payment insurance plan plans bangkok sukhumvit asoke thonglor silom sathorn "
-    "thailand international english thai japanese chinese speaking friendly experienced "
-    "certified award quality results natural healthy beautiful confident pain painless "
-    "anaesthesia sedation emergency same-day weekend evening hours booking online line "
-    "facebook review reviews google rating trusted years since established location parking "
-    "bts station minutes walk building floor room waiting coffee wifi follow-up aftercare "
-    "warranty guarantee transparent quote estimate affordable premium gum gums enamel bite "
-    "jaw wisdom extraction surgery bone graft denture dentures retainer night guard grinding"
-).split()
-_THAI_WORDS = "คลินิกทันตกรรม ฟอกสีฟัน จัดฟัน รากฟันเทียม ติดต่อ นัดหมาย".split()
-_PUNCT = (",", ",", ".", ":", ";", "!")
-
-_SERVICES = (
-    "Teeth Whitening", "Dental Implants", "Invisalign Aligners", "Metal Braces",
-    "Ceramic Braces", "Porcelain Veneers", "Composite Veneers", "Dental Crowns",
-    "Dental Bridges", "Root Canal Treatment", "Scaling and Polishing", "Tooth-Coloured Fillings",
-    "Wisdom Tooth Extraction", "Bone Grafting", "Full-Mouth Rehabilitation", "Dentures",
-    "Kids Dentistry", "Gum Treatment", "Night Guards", "Smile Makeover",
-    "Emergency Dentistry", "Digital Smile Design", "Sedation Dentistry", "Dental Check-up",
-)
-_MENU = ("Home", "About Us", "Treatments", "Cosmetic", "Orthodontics", "Implants",
-         "Prices", "Our Dentists", "Patient Info", "Contact")
-
-
-def _tail_words(rng: random.Random, count: int) -> list[str]:
-    syll = "ka ra ma na ta sa la pa ba da ga ha ya wa zo ri mi ni ki li tu su nu lu mo".split()
-    words: set[str] = set()
-    while len(words) < count:
-        words.add("".join(rng.choice(syll) for _ in range(rng.choice((2, 3, 3, 4)))))
-    return sorted(words)
-
-
-@dataclass
-class Vocabulary:
-    """Zipf-weighted word list (function words first, then content, then a long tail)."""
-
-    words: list[str]
-    cum_weights: list[float]
-
-    @classmethod
-    def build(cls, rng: random.Random) -> Vocabulary:
-        content = _CONTENT + _tail_words(rng, 600)
-        rng.shuffle(content)
-        ordered = _FUNCTION + content
-        cum: list[float] = []
-        total = 0.0
-        for rank in range(len(ordered)):
-            total += 1.0 / (rank + 2) ** 0.95
-            cum.append(total)
-        return cls(ordered, cum)
-
-    def sample(self, rng: random.Random, k: int) -> list[str]:
-        return rng.choices(self.words, cum_weights=self.cum_weights, k=k)
-
-    def sentence(self, rng: random.Random, lo: int = 8, hi: int = 22) -> str:
-        words = self.sample(rng, rng.randint(lo, hi))
-        words = [w + rng.choice(_PUNCT) if rng.random() < 0.06 else w for w in words[:-1]] + \
-            words[-1:]
-        if rng.random() < 0.05:
-            words.insert(rng.randrange(len(words)), rng.choice(_THAI_WORDS))
-        text = " ".join(words)
-        return text[:1].upper() + text[1:] + rng.choice((".", ".", ".", "!", "?"))
-
-    def paragraph(self, rng: random.Random, lo: int = 2, hi: int = 5) -> str:
-        return " ".join(self.sentence(rng) for _ in range(rng.randint(lo, hi)))
-
-    def title(self, rng: random.Random, lo: int = 2, hi: int = 6) -> str:
-        return " ".join(w.capitalize() for w in self.sample(rng, rng.randint(lo, hi)))
-
-
-def _hex(rng: random.Random, n: int = 7) -> str:
-    return f"{rng.getrandbits(4 * n):0{n}x}"
-
-
-def _words(text: str) -> int:
-    return len(text.split())
-
-
-# ----------------------------------------------------------------------- typical page
-
-_GTAG = """<script async src="https://www.googletagmanager.com/gtag/js?id=G-7QX2K9LM4P"></script>
-<script>
-window.dataLayer = window.dataLayer || [];
-function gtag(){dataLayer.push(arguments);}
-gtag('js', new Date());
-gtag('config', 'G-7QX2K9LM4P', {"anonymize_ip": true,
-  "linker": {"domains": ["siamsmile.example"]}});
-gtag('config', 'AW-10987654321');
-</script>
-"""
-_GTM = """<script>(function(w,d,s,l,i){w[l]=w[l]||[];w[l].push({'gtm.start':
-new Date().getTime(),event:'gtm.js'});var f=d.getElementsByTagName(s)[0],
-j=d.createElement(s),dl=l!='dataLayer'?'&l='+l:'';j.async=true;j.src=
-'https://www.googletagmanager.com/gtm.js?id='+i+dl;f.parentNode.insertBefore(j,f);
-})(window,document,'script','dataLayer','GTM-5KQ8R2W');</script>
-"""
-_FBQ = """<script>
-!function(f,b,e,v,n,t,s)
-{if(f.fbq)return;n=f.fbq=function(){n.callMethod?
-n.callMethod.apply(n,arguments):n.queue.push(arguments)};
-if(!f._fbq)f._fbq=n;n.push=n;n.loaded=!0;n.version='2.0';
-n.queue=[];t=b.createElement(e);t.async=!0;
-t.src=v;s=b.getElementsByTagName(e)[0];
-s.parentNode.insertBefore(t,s)}(window, document,'script',
-'https://connect.facebook.net/en_US/fbevents.js');
-fbq('init', '918273645501234');
-fbq('track', 'PageView');
-</script>
-"""
-
-
-def _css(rng: random.Random, size: int) -> str:
-    """Elementor-like inline CSS of about ``size`` characters, in a few <style> blocks."""
-    props = ("margin:0px 0px 20px 0px", "padding:10px 15px 10px 15px", "color:#1a3c6e",
-             "font-family:\"Poppins\", Sans-serif", "font-size:42px", "font-weight:600",
-             "line-height:1.2em", "letter-spacing:0.5px", "background-color:#F4F8FC",
-             "border-radius:12px 12px 12px 12px", "box-shadow:0px 10px 30px 0px rgba(0,0,0,0.08)",
-             "transition:background 0.3s, border 0.3s, border-radius 0.3s, box-shadow 0.3s",
-             "text-align:center", "width:100%", "max-width:1140px", "fill:#2BB3C0",
-             "--e-icon-list-icon-size:14px", "display:flex", "justify-content:space-between")
-    parts = [":root{" + ";".join(f"--e-global-color-{_hex(rng, 8)}:#{_hex(rng, 6)}"
-                                 for _ in range(40)) + ";}"]
-    blocks: list[str] = []
-    total = len(parts[0])
-    page_id = rng.randint(10, 999)
-    while total < size:
-        el = _hex(rng)
-        sel = f".elementor-{page_id} .elementor-element.elementor-element-{el}"
-        target = rng.choice((" > .elementor-widget-container", " .elementor-heading-title",
-                             " .elementor-icon-box-title", " .elementor-button", ":hover",
-                             " .elementor-icon i, .elementor-icon svg", ""))
-        rule = sel + target + "{" + ";".join(rng.sample(props, rng.randint(2, 6))) + ";}"
-        if rng.random() < 0.2:
-            rule = f"@media(max-width:{rng.choice((767, 1024))}px){{{rule}}}"
-        parts.append(rule)
-        total += len(rule)
-        if len(parts) > 120:
-            blocks.append("".join(parts))
-            parts = []
-    blocks.append("".join(parts))
-    ids = ("global-styles-inline-css", "elementor-frontend-inline-css",
-           "elementor-post-12-inline-css", "wp-block-library-inline-css")
-    return "".join(f"<style id='{ids[i % len(ids)]}{'-' + str(i) if i >= len(ids) else ''}'>"
-                   f"{b}</style>\n" for i, b in enumerate(blocks))
-
-
-def _json_blob(rng: random.Random, vocab: Vocabulary, size: int) -> dict[str, Any]:
-    """A plugin/theme config object (i18n strings, URLs, flags, breakpoints) of ~``size``."""
-    data: dict[str, Any] = {"environmentMode": {"edit": False, "wpPreview": False},
-                            "version": "3.21.4", "is_static": False,
-                            "urls": {"assets": "https://siamsmile.example/wp-content/plugins/"
-                                     "elementor/assets/"},
-                            "breakpoints": {"xs": 0, "sm": 480, "md": 768, "lg": 1025,
-                                            "xl": 1440, "xxl": 1600}}
-    total = len(json.dumps(data))
-    while total < size:
-        key = "_".join(rng.sample(_CONTENT, 2)) + "_" + _hex(rng, 4)
-        kind = rng.random()
-        value: Any
-        if kind < 0.4:
-            value = vocab.sentence(rng, 3, 9)
-        elif kind < 0.6:
-            value = {"label": vocab.title(rng), "value": rng.randint(0, 2000),
-                     "unit": rng.choice(("px", "em", "%")), "sizes": []}
-        elif kind < 0.8:
-            value = f"https://siamsmile.example/wp-json/{rng.choice(_CONTENT)}/v1/{_hex(rng)}"
-        else:
-            value = {"enabled": rng.random() < 0.5, "id": _hex(rng, 10),
-                     "items": [rng.randint(0, 99) for _ in range(rng.randint(2, 8))]}
-        data[key] = value
-        total += len(key) + len(json.dumps(value, ensure_ascii=False)) + 6
-    return data
-
-
-def _minified_js(rng: random.Random, size: int) -> str:
-    """Library-like minified JavaScript of about ``size`` characters."""
-    names = [f"{rng.choice('abcdefghijklmnopqrstuvwxyz')}{rng.choice('abcdefghijklmn')}"
-             f"{rng.randint(0, 9)}" for _ in range(200)]
-    templates = (
-        'function {f}({a},{b}){{var {c}={a}.querySelectorAll(".elementor-{h}");'
-        'for(var {d}=0;{d}<{c}.length;{d}++){{{c}[{d}].classList.toggle("is-active",{b})}}'
-        "return {c}}}",
-        '{f}=function({a}){{return"function"==typeof {a}?{a}.call(this,"{h}"):'
-        "void 0!=={a}&&null!=={a}?{a}:{{}}}};",
-        "var {f}=({a},{b})=>{{const {c}=Object.assign({{}},{a},{{id:\"{h}\"}});"
-        "return {b}?{c}[{b}]:{c}}};",
-        "{f}.prototype.{a}=function({b}){{this.{c}=this.{c}||[];this.{c}.push({b});"
-        "return this.{c}.length>{n}&&this.{c}.shift(),this}};",
-        "jQuery(document).on(\"click\",\".e-{h}\",function({a}){{{a}.preventDefault();"
-        "jQuery(this).closest(\".elementor-widget\").toggleClass(\"open\")}});",
-    )
-    out: list[str] = ['!function(e,t){"use strict";']
-    total = len(out[0])
-    while total < size:
-        a, b, c, d, f = rng.sample(names, 5)
-        piece = rng.choice(templates).format(f=f, a=a, b=b, c=c, d=d, h=_hex(rng),
-                                             n=rng.randint(2, 99))
-        out.append(piece)
-        total += len(piece)
-    out.append("}(window,document);")
-    return "".join(out)
-
-
-def _head_scripts(rng: random.Random, vocab: Vocabulary, size: int) -> str:
-    """About ``size`` characters of inline JS: config blobs, analytics, minified code."""
-    fixed = _GTAG + _GTM + _FBQ
-    emoji = ("<script>window._wpemojiSettings = "
-             + json.dumps({"baseUrl": "https://s.w.org/images/core/emoji/15.0.3/72x72/",
-                           "ext": ".png", "svgUrl": "https://s.w.org/images/core/emoji/15.0.3/"
-                           "svg/", "svgExt": ".svg", "source": {"concatemoji": "https://"
-                           "siamsmile.example/wp-includes/js/wp-emoji-release.min.js?ver=6.5"}})
-             + ";\n" + _minified_js(rng, 5_000) + "</script>\n")
-    rest = size - len(fixed) - len(emoji)
-    blobs = []
-    for name, share in (("elementorFrontendConfig", 0.35), ("ElementorProFrontendConfig", 0.15),
-                        ("wpcf7", 0.05), ("ekitConfig", 0.10)):
-        data = json.dumps(_json_blob(rng, vocab, int(rest * share)), ensure_ascii=False)
-        blobs.append(f"<script id=\"{name.lower()}-js-extra\">\nvar {name} = {data};\n"
-                     "</script>\n")
-    code = size - len(fixed) - len(emoji) - sum(len(b) for b in blobs)
-    lib = f"<script id=\"theme-inline-js\">{_minified_js(rng, max(code - 60, 0))}</script>\n"
-    return emoji + blobs[0] + fixed + "".join(blobs[1:]) + lib
-
-
-def _svg_sprite(rng: random.Random, size: int) -> tuple[str, list[str]]:
-    """A hidden SVG sprite of about ``size`` characters and its symbol ids."""
-    ids: list[str] = []
-    parts = ['<svg xmlns="http://www.w3.org/2000/svg" style="display:none" aria-hidden="true">']
-    total = len(parts[0])
-    while total < size:
-        sid = f"icon-{rng.choice(_CONTENT)}-{len(ids)}"
-        ids.append(sid)
-        d = "M" + " ".join(f"{rng.uniform(0, 24):.3f} {rng.uniform(0, 24):.3f}"
-                           + rng.choice(("L", "C", "Q", "", ""))
-                           for _ in range(rng.randint(30, 70)))
-        sym = (f'<symbol id="{sid}" viewBox="0 0 24 24"><title>{sid}</title>'
-               f'<path fill="currentColor" d="{d}Z"/></symbol>')
-        parts.append(sym)
-        total += len(sym)
-    parts.append("</svg>")
-    return "".join(parts), ids
-
-
-class Elementor:
-    """Emits Elementor-style wrapper markup (the bulk of a page builder page's bytes)."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-
-    def _id(self) -> str:
-        return _hex(self.rng)
-
-    def widget(self, kind: str, inner: str) -> str:
-        i = self._id()
-        return (f'<div class="elementor-element elementor-element-{i} elementor-widget '
-                f'elementor-widget-{kind}" data-id="{i}" data-element_type="widget" '
-                f'data-widget_type="{kind}.default">\n<div class="elementor-widget-container">'
-                f"\n{inner}\n</div>\n</div>\n")
-
-    def column(self, widgets: Sequence[str], width: int = 100) -> str:
-        i = self._id()
-        return (f'<div class="elementor-column elementor-col-{width} elementor-top-column '
-                f'elementor-element elementor-element-{i}" data-id="{i}" '
-                f'data-element_type="column">\n<div class="elementor-widget-wrap '
-                f'elementor-element-populated">\n{"".join(widgets)}</div>\n</div>\n')
-
-    def section(self, columns: Sequence[str], css_id: str = "") -> str:
-        i = self._id()
-        settings = html.escape(json.dumps({"background_background": "classic",
-                                           "shape_divider_bottom": "waves",
-                                           "animation": "fadeInUp"}))
-        anchor = f' id="{css_id}"' if css_id else ""
-        return (f'<section{anchor} class="elementor-section elementor-top-section '
-                f'elementor-element elementor-element-{i} elementor-section-boxed '
-                f'elementor-section-height-default elementor-section-height-default" '
-                f'data-id="{i}" data-element_type="section" data-settings="{settings}">\n'
-                f'<div class="elementor-container elementor-column-gap-default">\n'
-                f'{"".join(columns)}</div>\n</section>\n')
-
-    def heading(self, text: str, tag: str = "h2") -> str:
-        return self.widget("heading", f'<{tag} class="elementor-heading-title '
-                                      f'elementor-size-default">{html.escape(text)}</{tag}>')
-
-    def text(self, paragraphs: Sequence[str]) -> str:
-        return self.widget("text-editor", "".join(f"<p>{html.escape(p)}</p>"
-                                                  for p in paragraphs))
-
-    def icon_box(self, icon: str, title: str, body: str, href: str) -> str:
-        return self.widget("icon-box", (
-            '<div class="elementor-icon-box-wrapper"><div class="elementor-icon-box-icon">'
-            f'<a href="{href}" class="elementor-icon elementor-animation-grow" tabindex="-1">'
-            f'<svg class="e-font-icon-svg" aria-hidden="true"><use xlink:href="#{icon}"></use>'
-            '</svg></a></div><div class="elementor-icon-box-content"><h3 class='
-            f'"elementor-icon-box-title"><a href="{href}">{html.escape(title)}</a></h3>'
-            f'<p class="elementor-icon-box-description">{html.escape(body)}</p></div></div>'))
-
-    def button(self, label: str, href: str) -> str:
-        return self.widget("button", (
-            f'<div class="elementor-button-wrapper"><a class="elementor-button elementor-button-'
-            f'link elementor-size-md" href="{href}"><span class="elementor-button-content-'
-            f'wrapper"><span class="elementor-button-text">{html.escape(label)}</span></span>'
-            "</a></div>"))
-
-    def image(self, n: int) -> str:
-        base = f"https://siamsmile.example/wp-content/uploads/2024/0{n % 9 + 1}/clinic-{n}"
-        srcset = ", ".join(f"{base}-{w}x{w * 3 // 4}.jpg {w}w" for w in (300, 768, 1024, 1536))
-        return self.widget("image", (
-            f'<img loading="lazy" decoding="async" width="800" height="600" '
-            f'src="{base}-1024x768.jpg" class="attachment-large size-large wp-image-{n + 200}" '
-            f'alt="" srcset="{srcset}" sizes="(max-width: 800px) 100vw, 800px" />'))
-
-
-def _mega_menu(rng: random.Random, links: int) -> str:
-    per = links // len(_MENU)
-    items: list[str] = []
-    n = 0
-    for top in _MENU:
-        subs = []
-        for _ in range(per if top != _MENU[-1] else links - per * (len(_MENU) - 1) - 1):
-            label = rng.choice(_SERVICES) + rng.choice(("", " Bangkok", " Price", " FAQ",
-                                                         " Before & After", " Guide"))
-            slug = label.lower().replace(" & ", "-").replace(" ", "-")
-            n += 1
-            subs.append(f'<li class="menu-item menu-item-type-post_type menu-item-object-page '
-                        f'menu-item-{300 + n}"><a href="https://siamsmile.example/{slug}/" '
-                        f'class="elementor-sub-item">{html.escape(label)}</a></li>')
-        slug = top.lower().replace(" ", "-")
-        items.append(f'<li class="menu-item menu-item-type-post_type menu-item-object-page '
-                     f'menu-item-has-children menu-item-{100 + len(items)}"><a href="https://'
-                     f'siamsmile.example/{slug}/" class="elementor-item has-submenu">{top}</a>'
-                     f'<ul class="sub-menu elementor-nav-menu--dropdown">{"".join(subs)}</ul>'
-                     "</li>")
-    return ('<nav aria-label="Menu" class="elementor-nav-menu--main elementor-nav-menu__container'
-            ' elementor-nav-menu--layout-horizontal e--pointer-underline e--animation-fade">'
-            f'<ul id="menu-1-{_hex(rng)}" class="elementor-nav-menu">{"".join(items)}</ul></nav>')
-
-
-_FOOTER_ADDRESS = "88/12 Sukhumvit Soi 23, Khlong Toei Nuea, Watthana, Bangkok 10110"
-
-
-def _json_ld(name: str) -> str:
-    graph = {"@context": "https://schema.org", "@graph": [
-        {"@type": "WebPage", "@id": "https://siamsmile.example/#webpage",
-         "url": "https://siamsmile.example/", "name": name, "inLanguage": "en-US"},
-        {"@type": ["Dentist", "LocalBusiness"], "@id": "https://siamsmile.example/#business",
-         "name": name, "url": "https://siamsmile.example/", "telephone": "+66 2 555 0142",
-         "email": "hello@siamsmile.example", "priceRange": "฿฿",
-         "address": {"@type": "PostalAddress", "streetAddress": "88/12 Sukhumvit Soi 23",
-                     "addressLocality": "Bangkok", "addressRegion": "Watthana",
-                     "postalCode": "10110", "addressCountry": "TH"},
-         "openingHoursSpecification": [
-             {"@type": "OpeningHoursSpecification", "dayOfWeek": ["Monday", "Tuesday",
-              "Wednesday", "Thursday", "Friday"], "opens": "10:00", "closes": "20:00"},
-             {"@type": "OpeningHoursSpecification", "dayOfWeek": ["Saturday", "Sunday"],
-              "opens": "10:00", "closes": "18:00"}],
-         "sameAs": ["https://www.facebook.com/siamsmiledental",
-                    "https://www.instagram.com/siamsmiledental"]}]}
-    return ('<script type="application/ld+json" class="yoast-schema-graph">'
-            + json.dumps(graph, ensure_ascii=False) + "</script>\n")
-
-
-def typical_page(seed: int, target_bytes: int = TARGET_BYTES, json_ld: bool = True) -> str:
-    """A WordPress/Elementor-like dental clinic homepage of about ``target_bytes`` bytes."""
-    rng = random.Random(seed)
-    vocab = Vocabulary.build(rng)
-    el = Elementor(rng)
-    name = "Siam Smile Dental Clinic"
-    head = ['<!DOCTYPE html>\n<html lang="en-US">\n<head>\n<meta charset="UTF-8">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{name} | Teeth Whitening, Implants &amp; Invisalign in Sukhumvit, "
-            "Bangkok</title>\n"
-            '<meta name="description" content="English-speaking dental clinic on Sukhumvit '
-            'Soi 23, Bangkok: implants, Invisalign, whitening and veneers with transparent '
-            'prices.">\n<meta property="og:site_name" content="Siam Smile Dental">\n'
-            '<link rel="canonical" href="https://siamsmile.example/">\n']
-    head += [f"<link rel='stylesheet' id='{h}-css' href='https://siamsmile.example/wp-content/"
-             f"{h}.min.css?ver=3.21.4' media='all' />\n"
-             for h in ("elementor-frontend", "elementor-pro", "hello-elementor", "swiper",
-                       "e-animations", "elementor-icons", "google-fonts-1")]
-    head.append(_css(rng, 60_000))
-    head.append(_head_scripts(rng, vocab, 80_000))
-    head.append("<script src='https://siamsmile.example/wp-includes/js/jquery/jquery.min.js"
-                "?ver=3.7.1' id='jquery-core-js'></script>\n")
-    if json_ld:
-        head.append(_json_ld(name))
-    head.append("</head>\n")
-
-    sprite, icons = _svg_sprite(rng, 30_000)
-    body: list[str] = [
-        '<body class="home page-template page-template-elementor_header_footer page page-id-12 '
-        'wp-custom-logo elementor-default elementor-template-full-width elementor-kit-5 '
-        'elementor-page elementor-page-12">\n', sprite,
-        '\n<a class="skip-link screen-reader-text" href="#content">Skip to content</a>\n',
-        '<header data-elementor-type="header" class="elementor elementor-40 elementor-location-'
-        'header">\n',
-        el.section([el.column([el.widget("theme-site-logo", '<a href="https://siamsmile.example/">'
-                                         '<img width="240" height="60" src="https://siamsmile.'
-                                         'example/wp-content/uploads/logo.png" alt="Siam Smile">'
-                                         "</a>")], 20),
-                    el.column([el.widget("nav-menu", _mega_menu(rng, 150))], 60),
-                    el.column([el.button("Book Online", "https://siamsmile.example/book-online/")],
-                              20)]),
-        "</header>\n<main id=\"content\">\n",
-    ]
-    words = 0
-
-    def para(lo: int = 2, hi: int = 5) -> str:
-        nonlocal words
-        p = vocab.paragraph(rng, lo, hi)
-        words += _words(p)
-        return p
-
-    hero_title = "Your Smile, Perfected in the Heart of Sukhumvit"
-    words += _words(hero_title)
-    body.append(el.section([el.column([el.heading(hero_title, "h1"), el.text([para(2, 3)]),
-                                       el.button("Book a Free Consultation",
-                                                 "https://siamsmile.example/book-online/"),
-                                       el.button("Call +66 2 555 0142", "tel:+6625550142")])],
-                           "hero"))
-    # Services: 12 icon boxes in rows of 3.
-    boxes = []
-    for i, service in enumerate(_SERVICES[:12]):
-        blurb = vocab.sentence(rng, 12, 24)
-        words += _words(service) + _words(blurb)
-        slug = service.lower().replace(" ", "-")
-        boxes.append(el.icon_box(icons[i % len(icons)], service, blurb,
-                                 f"https://siamsmile.example/{slug}/"))
-    body.append(el.section([el.column([el.heading("Our Treatments")], 100)], "treatments"))
-    for row in range(4):
-        body.append(el.section([el.column([b], 33) for b in boxes[row * 3 : row * 3 + 3]]))
-    # About: headings, paragraphs, lists.
-    for _ in range(6):
-        heading = vocab.title(rng)
-        words += _words(heading)
-        items = [vocab.sentence(rng, 5, 12) for _ in range(rng.randint(3, 6))]
-        words += sum(_words(i) for i in items)
-        listing = el.widget("icon-list", '<ul class="elementor-icon-list-items">' + "".join(
-            f'<li class="elementor-icon-list-item"><span class="elementor-icon-list-icon">'
-            f'<svg aria-hidden="true"><use xlink:href="#{rng.choice(icons)}"></use></svg></span>'
-            f'<span class="elementor-icon-list-text">{html.escape(i)}</span></li>'
-            for i in items) + "</ul>")
-        body.append(el.section([el.column([el.heading(heading), el.text([para(), para()])], 50),
-                                el.column([listing], 50)]))
-    # Pricing table: 40 rows.
-    rows = []
-    for i in range(40):
-        service = rng.choice(_SERVICES)
-        desc = vocab.sentence(rng, 5, 11)
-        price = f"฿{rng.randint(5, 900) * 100:,}"
-        cells = (service, desc, price, f"{rng.choice((30, 45, 60, 90, 120))} min")
-        words += sum(_words(c) for c in cells)
-        rows.append(f'<tr class="price-row row-{i}">' + "".join(
-            f'<td class="col-{j}">{html.escape(c)}</td>' for j, c in enumerate(cells)) + "</tr>")
-    table = ('<table class="price-table"><thead><tr><th>Treatment</th><th>Details</th>'
-             f'<th>Price</th><th>Duration</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
-    body.append(el.section([el.column([el.heading("Transparent Prices"), el.text([para(1, 2)]),
-                                       el.widget("html", table)])], "prices"))
-    gallery_at = len(body)
-    # Testimonials.
-    quotes = []
-    for _ in range(8):
-        quote = para(2, 4)
-        who = f"{rng.choice(('Anna', 'Somchai', 'Kenji', 'Maria', 'Ploy', 'David'))} " \
-              f"{rng.choice('ABCDEFGHKLMPRSTW')}."
-        words += 2
-        stars = "".join(f'<svg class="e-star"><use xlink:href="#{icons[0]}"></use></svg>'
-                        for _ in range(5))
-        quotes.append(el.widget("testimonial", (
-            f'<div class="elementor-testimonial-wrapper"><div class="elementor-star-rating">'
-            f'{stars}</div><div class="elementor-testimonial-content">{html.escape(quote)}</div>'
-            f'<div class="elementor-testimonial-meta"><div class="elementor-testimonial-name">'
-            f"{who}</div></div></div>")))
-    body.append(el.section([el.column([el.heading("What Our Patients Say"), *quotes[:4]], 50),
-                            el.column(quotes[4:], 50)], "reviews"))
-    # FAQ (accordion) fills the copy up to ~2,500 words.
-    faq = []
-    while words < 2_350:
-        question = vocab.sentence(rng, 5, 10).rstrip(".!") + "?"
-        words += _words(question)
-        faq.append(f'<div class="elementor-toggle-item"><div class="elementor-tab-title" '
-                   f'role="button"><a class="elementor-toggle-title" tabindex="0">'
-                   f'{html.escape(question)}</a></div><div class="elementor-tab-content '
-                   f'elementor-clearfix" role="region"><p>{html.escape(para(2, 4))}</p></div>'
-                   "</div>")
-    body.append(el.section([el.column([el.heading("Frequently Asked Questions"),
-                                       el.widget("toggle", "".join(faq))])], "faq"))
-    # Contact form.
-    form = (
-        '<form class="elementor-form" method="post" name="Contact" action="https://siamsmile.'
-        'example/wp-admin/admin-ajax.php"><input type="hidden" name="post_id" value="12"/>'
-        '<input type="hidden" name="form_id" value="3f2a1c9"/><div class="elementor-form-fields'
-        '-wrapper elementor-labels-">'
-        + "".join(f'<div class="elementor-field-type-{t} elementor-field-group elementor-column '
-                  f'elementor-field-group-{n} elementor-col-50"><label for="form-field-{n}" '
-                  f'class="elementor-field-label elementor-screen-only">{n.title()}</label>'
-                  + (f'<textarea class="elementor-field elementor-field-textual elementor-size-'
-                     f'sm" name="form_fields[{n}]" id="form-field-{n}" rows="4" placeholder='
-                     f'"Your message"></textarea>' if t == "textarea" else
-                     f'<input size="1" type="{t}" name="form_fields[{n}]" id="form-field-{n}" '
-                     f'class="elementor-field elementor-size-sm elementor-field-textual" '
-                     f'placeholder="{n.title()}">') + "</div>"
-                  for t, n in (("text", "name"), ("email", "email"), ("tel", "phone"),
-                               ("textarea", "message")))
-        + '<div class="elementor-field-group elementor-column elementor-field-type-submit">'
-        '<button type="submit" class="elementor-button elementor-size-sm"><span class="'
-        'elementor-button-text">Send Message</span></button></div></div></form>')
-    body.append(el.section([el.column([el.heading("Contact Us"), el.text([para(1, 2)]),
-                                       el.widget("form", form)])], "contact"))
-    body.append("</main>\n")
-    # Footer: address, phones, emails, social links.
-    social = (("facebook", "https://www.facebook.com/siamsmiledental"),
-              ("instagram", "https://www.instagram.com/siamsmiledental"),
-              ("line", "https://line.me/R/ti/p/@siamsmile"),
-              ("whatsapp", "https://wa.me/66815550142"),
-              ("tiktok", "https://www.tiktok.com/@siamsmiledental"),
-              ("youtube", "https://www.youtube.com/@siamsmiledental"))
-    contact = el.widget("icon-list", '<ul class="elementor-icon-list-items">' + "".join(
-        f'<li class="elementor-icon-list-item"><a href="{href}"><span class="elementor-icon-list-'
-        f'text">{label}</span></a></li>' for href, label in (
-            ("https://goo.gl/maps/siamsmile", _FOOTER_ADDRESS),
-            ("tel:+6625550142", "+66 2 555 0142"), ("tel:+66815550142", "081 555 0142"),
-            ("mailto:hello@siamsmile.example", "hello@siamsmile.example"),
-            ("mailto:siamsmile.booking@gmail.com", "siamsmile.booking@gmail.com"))) + "</ul>")
-    icons_html = el.widget("social-icons", "".join(
-        f'<a class="elementor-icon elementor-social-icon elementor-social-icon-{net}" '
-        f'href="{href}" target="_blank" rel="noopener"><span class="elementor-screen-only">'
-        f'{net.title()}</span><svg><use xlink:href="#{rng.choice(icons)}"></use></svg></a>'
-        for net, href in social))
-    body.append('<footer data-elementor-type="footer" class="elementor elementor-41 '
-                'elementor-location-footer">\n')
-    body.append(el.section([el.column([el.heading(name, "h4"), el.text([para(1, 2)])], 33),
-                            el.column([el.heading("Visit Us", "h4"), contact], 33),
-                            el.column([el.heading("Follow Us", "h4"), icons_html], 33)]))
-    body.append(el.section([el.column([el.text(["© 2024 Siam Smile Dental Clinic. All rights "
-                                                "reserved. คลินิกทันตกรรม สุขุมวิท 23"])])]))
-    body.append("</footer>\n")
-    body.append("".join(f"<script src='https://siamsmile.example/wp-content/plugins/{s}.min.js"
-                        f"?ver=3.21.4' id='{s.replace('/', '-')}-js'></script>\n"
-                        for s in ("elementor/assets/js/webpack.runtime",
-                                  "elementor/assets/js/frontend-modules",
-                                  "elementor-pro/assets/js/frontend", "elementor/assets/js/"
-                                  "frontend", "contact-form-7/includes/js/index")))
-    body.append("</body>\n</html>\n")
-
-    # Gallery of image widgets (markup only) fills the page up to the target size.
-    def size(extra: Sequence[str]) -> int:
-        return len("".join(head + body[:gallery_at] + list(extra) + body[gallery_at:])
-                   .encode("utf-8"))
-
-    gallery: list[str] = []
-    base = size(())
-    n = 0
-    while base < target_bytes - 1_000:
-        images = el.section([el.column([el.image(n + k)], 33) for k in range(3)])
-        if base + len(images) > target_bytes + 1_000:
-            break
-        gallery.append(images)
-        base += len(images)
-        n += 3
-    return "".join(head + body[:gallery_at] + gallery + body[gallery_at:])
-
-
-def link_heavy_page(seed: int, links: int = LINK_HEAVY_LINKS) -> str:
-    """``typical_page(seed)`` with a directory of ``links`` product links before its footer
-    (a shop's "all products" page, or a hostile one)."""
-    page = typical_page(seed)
-    directory = ('<section class="directory"><h2>All products</h2><p>'
-                 + " ".join(f'<a href="/p/{i}/">Item {i}</a>' for i in range(links))
-                 + "</p></section>\n")
-    at = page.index("<footer")
-    return page[:at] + directory + page[at:]
-
-
-def text_heavy_page(seed: int, target_bytes: int = TARGET_BYTES) -> str:
-    """~``target_bytes`` of mostly visible text: a long article and a 600-row price table."""
-    rng = random.Random(seed + 7)
-    vocab = Vocabulary.build(rng)
-    rows = []
-    categories = ("Implants", "Orthodontics", "Cosmetic", "General", "Surgery", "Kids")
-    for i in range(600):
-        cells = (f"SSD-{i:05d}", " ".join(vocab.sample(rng, rng.randint(3, 7))).capitalize(),
-                 rng.choice(categories), rng.choice(("per tooth", "per arch", "per visit",
-                                                     "per case")),
-                 f"{rng.randint(5, 2500) * 100:,}", rng.choice(("yes", "yes", "no")))
-        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-    table = ("<table><thead><tr><th>Code</th><th>Item</th><th>Category</th><th>Unit</th>"
-             f"<th>Price (THB)</th><th>In stock</th></tr></thead><tbody>{''.join(rows)}"
-             "</tbody></table>")
-    head = ('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            "<title>Complete Guide and Price List 2024 | Siam Smile Dental</title>\n"
-            "<style>body{font-family:Georgia,serif;max-width:860px;margin:auto}"
-            "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}"
-            "</style>\n</head>\n<body>\n<header><a href=\"/\">Siam Smile Dental</a><nav>"
-            + " | ".join(f'<a href="/{m.lower().replace(" ", "-")}/">{m}</a>' for m in _MENU)
-            + "</nav></header>\n<main><article>\n<h1>The Complete Guide to Dental Treatment "
-            "Prices in Bangkok</h1>\n")
-    tail = ("<h2>Full price list</h2>\n" + table + "\n</article></main>\n<footer><p>Siam Smile "
-            f"Dental Clinic, {_FOOTER_ADDRESS}. Tel +66 2 555 0142, "
-            'hello@siamsmile.example</p><p><a href="https://www.facebook.com/siamsmiledental">'
-            "Facebook</a></p></footer>\n</body>\n</html>\n")
-    article: list[str] = []
-    total = len((head + tail).encode("utf-8"))
-    while total < target_bytes:
-        block = f"<h2>{html.escape(vocab.title(rng))}</h2>\n" + "".join(
-            f"<p>{html.escape(vocab.paragraph(rng, 3, 7))}</p>\n"
-            for _ in range(rng.randint(3, 6)))
-        article.append(block)
-        total += len(block.encode("utf-8"))
-    return head + "".join(article) + tail
-
-
 # ----------------------------------------------------------------------------- timing
-
-def make_page(url: str, markup: str, encoding: str = "utf-8") -> Page:
-    return Page(url=url, final_url=url, status=200, content_type="text/html", html=markup,
-                encoding=encoding, truncated=False, fetched_at=0.0)
-
-
-def _stats(samples_s: Sequence[float]) -> dict[str, float]:
-    ms = sorted(s * 1e3 for s in samples_s)
-    if not ms:
-        return {"p50_ms": float("nan"), "p95_ms": float("nan"), "mean_ms": float("nan"),
-                "min_ms": float("nan")}
-    p95 = statistics.quantiles(ms, n=20, method="inclusive")[18] if len(ms) >= 2 else ms[0]
-    return {"p50_ms": statistics.median(ms), "p95_ms": p95, "mean_ms": statistics.fmean(ms),
-            "min_ms": ms[0]}
-
-
-@dataclass
-class Timing:
-    runs: int
-    warmups: int
-    stats: dict[str, float]
-    samples_ms: list[float] = field(default_factory=list)
-
-
-def time_calls(fn: Callable[[], object], runs: int, warmups: int, budget_s: float,
-               min_runs: int) -> Timing:
-    """Time ``fn()`` ``runs`` times after ``warmups`` calls.
-
-    A call slower than :data:`SLOW_S` ends the warm-up and counts as a sample (first-call
-    effects are noise at that scale); sampling stops after ``budget_s`` seconds once
-    ``min_runs`` samples are in.
-    """
-    clock = time.perf_counter
-    samples: list[float] = []
-    done_warmups = 0
-    gc.collect()
-    for _ in range(warmups):
-        t0 = clock()
-        fn()
-        dt = clock() - t0
-        done_warmups += 1
-        if dt > SLOW_S:
-            samples.append(dt)
-            break
-    start = clock()
-    while len(samples) < runs:
-        if len(samples) >= min_runs and clock() - start > budget_s:
-            break
-        t0 = clock()
-        fn()
-        samples.append(clock() - t0)
-    return Timing(len(samples), done_warmups, _stats(samples),
-                  [round(s * 1e3, 3) for s in samples])
-
 
 @dataclass
 class PageResult:
@@ -786,13 +118,13 @@ def bench_page(name: str, kind: str, page: Page, settings: Settings, runs: int, 
         site = site_from_page(page, settings)
     except LeadEngineError as exc:
         return PageResult(name, kind, raw, len(page.html), None, 0, 0, error=str(exc))
-    words = _words(visible_text(parse_html(page.html)))
+    words = count_words(visible_text(parse_html(page.html)))
     timing = time_calls(lambda: site_from_page(page, settings), runs, warmups, budget_s,
-                        min_runs)
+                        min_runs, SLOW_S)
     flags = sorted(k for k, v in site.signals.flags.items() if v and not k.startswith("_"))
     return PageResult(name, kind, raw, len(page.html), timing.stats, timing.runs,
                       timing.warmups, text_chars=len(site.extracted.text),
-                      text_words=_words(site.extracted.text), visible_words=words,
+                      text_words=count_words(site.extracted.text), visible_words=words,
                       signals=flags, samples_ms=timing.samples_ms)
 
 
@@ -835,7 +167,7 @@ def breakdown(page: Page, settings: Settings, runs: int, warmups: int, budget_s:
             fn()
             samples[label].append(clock() - t0)
         rounds += 1
-    return {label: {**_stats(ts), "runs": len(ts)} for label, ts in samples.items()}
+    return {label: {**ms_stats(ts), "runs": len(ts)} for label, ts in samples.items()}
 
 
 def cpu_per_read(page: Page, settings: Settings, calls: int) -> dict[str, Any]:
@@ -866,11 +198,7 @@ def profile(page: Page, settings: Settings, calls: int, top: int = 15) -> dict[s
     stats = pstats.Stats(prof)
     rows = []
     for (path, line, func), (_cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
-        short = path
-        for marker in ("site-packages/", "src/", "lib/python3."):
-            if marker in path:
-                short = path.split(marker, 1)[1]
-                break
+        short = short_path(path, ("site-packages/", "src/", "lib/python3."))
         rows.append({"function": f"{short}:{line}({func})" if line else func,
                      "ncalls": nc / calls, "tottime_ms": tt * 1e3 / calls,
                      "cumtime_ms": ct * 1e3 / calls})
@@ -882,32 +210,6 @@ def profile(page: Page, settings: Settings, calls: int, top: int = 15) -> dict[s
 
 
 # ------------------------------------------------------------------------------ report
-
-def host_speed(rounds: int = 7) -> float:
-    """Median ms of a fixed pure-Python loop: the host's speed at this moment. On this
-    2-core VM it is about 35 ms at full speed and about 65 ms when the host throttles
-    us, and every timing here moves with it."""
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        total = 0
-        for i in range(1_000_000):
-            total += i
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1e3
-
-
-def git_state() -> dict[str, Any]:
-    """HEAD and the uncommitted files under src/ (the code measured may be work in progress)."""
-    def run(*cmd: str) -> str:
-        try:
-            return subprocess.run(["git", *cmd], cwd=REPO, capture_output=True, text=True,
-                                  timeout=10, check=False).stdout
-        except (OSError, subprocess.SubprocessError):
-            return ""
-    dirty = [line[3:] for line in run("status", "--porcelain", "--", "src").splitlines()]
-    return {"head": run("rev-parse", "--short", "HEAD").strip(), "src_uncommitted": dirty}
-
 
 def _ms(v: float) -> str:
     return f"{v:8.1f}" if v < 10_000 else f"{v:8.0f}"
@@ -924,8 +226,7 @@ def _row(r: PageResult, note: str = "") -> str:
 def print_table(results: Sequence[PageResult], notes: dict[str, str] | None = None) -> None:
     head = (f"{'page':<26}{'KB':>8}{'runs':>5}{'p50 ms':>8}{'p95 ms':>8}{'mean ms':>8}"
             f"{'vis.wds':>8}{'text ch':>8}")
-    print(head)
-    print("-" * len(head))
+    print_head(head)
     for r in results:
         print(_row(r, (notes or {}).get(r.name, "")))
 
@@ -940,12 +241,8 @@ def print_profile(name: str, prof: dict[str, Any]) -> None:
         print(f"  {r['cumtime_ms']:9.2f} {r['ncalls']:9.0f}  {r['function']}")
 
 
-def _verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = make_parser(__doc__)
     parser.add_argument("--runs", type=int, default=30, help="timed runs per page")
     parser.add_argument("--warmups", type=int, default=2, help="warm-up calls per page")
     parser.add_argument("--budget", type=float, default=60.0,
@@ -1012,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             profiles[name] = profile(page, settings, calls)
 
     # -------------------------------------------------------------------- print
-    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs, "
+    print(f"{python_on()}, {os.cpu_count()} CPUs, "
           f"load avg {load_start[0]:.2f} at start; pages generated in {gen_s:.2f}s; "
           f"runs {args.runs}, warm-ups {args.warmups}")
     print(f"code: HEAD {git['head'] or '?'}, {len(git['src_uncommitted'])} uncommitted file(s) "
@@ -1068,14 +365,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     passed = t.timing is not None and t.timing["p50_ms"] < TARGET_MS
     print(f"target: typical-300k ({t.bytes / 1e3:.0f} KB) p50 "
-          f"{whole:.1f} ms < {TARGET_MS:.0f} ms -> {_verdict(passed)}")
+          f"{whole:.1f} ms < {TARGET_MS:.0f} ms -> {verdict(passed)}")
     report_only = {}
     for name in ("text-heavy-300k", "typical-300k-nold"):
         r = by_name[name]
         p50 = r.timing["p50_ms"] if r.timing else float("nan")
         report_only[name] = r.timing is not None and p50 < TARGET_MS
         print(f"report only (not in exit code): {name} ({r.bytes / 1e3:.0f} KB) p50 "
-              f"{p50:.1f} ms < {TARGET_MS:.0f} ms -> {_verdict(report_only[name])}")
+              f"{p50:.1f} ms < {TARGET_MS:.0f} ms -> {verdict(report_only[name])}")
     heavy = by_name["link-heavy-100k"]
     report_only["link-heavy-100k"] = not link_cpu["error"] and link_cpu[
         "max_s"] < PAGE_CPU_SECONDS
@@ -1083,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{LINK_HEAVY_LINKS:,} links) CPU per read {link_cpu['p50_s'] * 1e3:.0f} ms "
           f"(process_time, max {link_cpu['max_s'] * 1e3:.0f} ms over {link_cpu['calls']} "
           f"call(s)) < {PAGE_CPU_SECONDS:g} s page budget -> "
-          f"{_verdict(report_only['link-heavy-100k'])}"
+          f"{verdict(report_only['link-heavy-100k'])}"
           + (f"; error: {link_cpu['error']}" if link_cpu["error"] else ""))
     total_s = time.perf_counter() - t_start
     load_end = os.getloadavg()
@@ -1092,9 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"Python loop, ~35 ms at full speed, ~65 ms throttled): {speed_start:.0f} ms at "
           f"start, {speed_end:.0f} ms at end")
 
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
-        "args": vars(args), "python": sys.version, "platform": platform.platform(),
+    write_results(RESULTS, {
+        **run_info(args),
         "git": git, "cpus": os.cpu_count(), "loadavg_start": load_start, "loadavg_end": load_end,
         "host_speed_ms": [speed_start, speed_end],
         "target_ms": TARGET_MS, "target_pass": passed, "report_only_pass": report_only,
@@ -1107,8 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "fixture_summary": fixture_summary,
         "huge_page": asdict(huge) if huge else None,
         "profiles": profiles,
-    }, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {RESULTS}")
+    })
     return 0 if passed else 1
 
 
