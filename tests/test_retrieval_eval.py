@@ -16,12 +16,12 @@ from leadengine import ConfigError, KnowledgeBase
 from leadengine.cli import cli
 from leadengine.retrieval.embed import OpenAIEmbedder
 from leadengine.retrieval.metrics import (
-    evaluate,
     load_qrels,
     mrr_at,
     ndcg_at,
     ranked_files,
     recall_at,
+    score_methods,
 )
 from tests.conftest import write_kb
 from tests.fakes.openai_server import FakeOpenAI
@@ -82,7 +82,7 @@ def test_hybrid_beats_the_seed_on_the_shipped_dev_set(kb: KnowledgeBase) -> None
     assert len(judged) >= 60
     kinds = {j.kind for j in judged}
     assert kinds >= {"excerpt", "short", "synonym", "thai", "burmese", "mixed"}
-    keyword, hybrid = evaluate(kb, judged, ["keyword", "hybrid"])
+    keyword, hybrid = score_methods(kb, judged, ["keyword", "hybrid"])
     overall = [j.qid for j in judged]
     assert hybrid.summary(overall)["ndcg@3"] >= keyword.summary(overall)["ndcg@3"] + 0.30
     for kind in kinds:

@@ -328,12 +328,11 @@ def _words(words: dict[str, dict[str, Any]]) -> str:
 def kb_eval(qrels: Path, knowledge_dir: Path | None, methods: tuple[str, ...],
             as_json: bool) -> None:
     """Measure retrieval on judged queries: nDCG@3, Recall@3, MRR@10, latency."""
-    from leadengine.retrieval.metrics import evaluate as run_eval
-    from leadengine.retrieval.metrics import format_table, load_qrels
+    from leadengine.retrieval.metrics import format_table, load_qrels, score_methods
 
     judged = load_qrels(qrels)
     knowledge = _knowledge(_settings(knowledge_dir=knowledge_dir))
-    reports = run_eval(knowledge, judged, list(methods or METHODS))
+    reports = score_methods(knowledge, judged, list(methods or METHODS))
     if as_json:
         kinds = sorted({j.kind for j in judged})
         click.echo(json.dumps({r.method: {

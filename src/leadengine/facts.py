@@ -366,11 +366,6 @@ def page_warnings(site: Site) -> list[str]:
     return _page_warnings(site, _metadata_quotes(site))
 
 
-def metadata_injections(site: Site) -> list[str]:
-    """Injection sentences in the site's metadata that its text does not hold."""
-    return [quote for _, quote in _metadata_quotes(site)]
-
-
 def _page_warnings(site: Site, quotes: list[tuple[str, str]]) -> list[str]:
     warnings = site.warnings()
     seen = {" ".join(quote.split()).casefold() for quote in site.injections}

@@ -26,14 +26,7 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from leadengine.signal_names import SIGNALS, condition_problem
-
-#: The page signals a condition may name (the old name of
-#: :data:`leadengine.signal_names.DETECTED`, in the registry's order). Conditions may
-#: also use the derived ``in_target``, ``out_of_market`` and ``excluded``, and
-#: ``industry:<Name>``, each optionally prefixed with ``not:``; all are checked when the
-#: knowledge base loads (:meth:`Rules.condition_problems`).
-SIGNAL_NAMES: tuple[str, ...] = tuple(s.name for s in SIGNALS if s.kind != "derived")
+from leadengine.signal_names import condition_problem
 
 
 class _Rule(BaseModel):

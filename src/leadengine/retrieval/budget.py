@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from leadengine.retrieval import Hit
 
-#: Default advisory-context budget, in estimated tokens.
-DEFAULT_BUDGET = 1000
-
 
 def estimate_tokens(text: str) -> int:
     """Approximate token count of ``text``."""

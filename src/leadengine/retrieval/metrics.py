@@ -101,7 +101,8 @@ def mrr_at(files: list[str], relevant: dict[str, int], k: int = 10) -> float:
     return 0.0
 
 
-def evaluate(kb: KnowledgeBase, judged: list[Judged], methods: list[str]) -> list[MethodReport]:
+def score_methods(kb: KnowledgeBase, judged: list[Judged],
+                  methods: list[str]) -> list[MethodReport]:
     """Run every query through every method (10 hits each) and score the rankings."""
     reports = []
     for method in methods:

@@ -41,7 +41,6 @@ class Rule:
     """
 
     def __init__(self, *branches: tuple[str, str]) -> None:
-        self.prefixes = tuple(prefix for prefix, _ in branches)
         #: The rule as one regex (what :meth:`search` finds, faster).
         self.pattern = re.compile("|".join(re.escape(prefix) + rest
                                            for prefix, rest in branches))
@@ -177,7 +176,9 @@ class Signals:
     #: The page itself is on Facebook (a page URL given as the "website").
     platform_host: bool = False
 
-    def set(self, name: str, value: bool, evidence: str = "") -> None:
+    def note(self, name: str, value: bool, evidence: str = "") -> None:
+        """Raise flag ``name`` if ``value`` holds; a flag once raised stays raised (the
+        values are ORed), and its first evidence is kept."""
         self.flags[name] = self.flags.get(name, False) or value
         if value and evidence and name not in self.evidence:
             self.evidence[name] = evidence[:200]
@@ -236,12 +237,12 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
     signals = Signals()
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
-    signals.set("https", parts.scheme == "https", url)
-    signals.set("has_website", not _host_in(host, PLATFORM_HOSTS), url)
+    signals.note("https", parts.scheme == "https", url)
+    signals.note("has_website", not _host_in(host, PLATFORM_HOSTS), url)
     signals.platform_host = _host_in(host, ("facebook.com", "fb.com"))
     viewport = _viewport(tree)
-    signals.set("mobile_viewport", viewport is not None, f"meta viewport: {viewport}"
-                if viewport is not None else "")
+    signals.note("mobile_viewport", viewport is not None, f"meta viewport: {viewport}"
+                 if viewport is not None else "")
 
     scripts, iframes, sources = _sources(tree, deadline)
     sources = [_absolute(url, s) for s in sources]
@@ -249,48 +250,54 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
     inline = "\n".join(_inline(tree, deadline))
     deadline.check()
     for name, rule in TRACKERS.items():
-        signals.set(name, *_first(rule, source_text, inline))
-    signals.set("analytics", any(signals[n] for n in TRACKERS), "")
+        signals.note(name, *_first(rule, source_text, inline))
+    signals.note("analytics", any(signals[n] for n in TRACKERS), "")
     if signals["analytics"]:
         first = next(n for n in TRACKERS if signals[n])
         signals.evidence["analytics"] = signals.evidence.get(first, first)
 
-    links = _links(tree, url, deadline)
-    _read_links(signals, links)
-    signals.set("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
-    messaging = [a for a in ("whatsapp", "viber", "messenger", "line") if a in signals.social]
-    signals.set("messaging_link", bool(messaging),
-                signals.social[messaging[0]] if messaging else "")
-    social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
-    signals.set("social_link", bool(social), signals.social[social[0]] if social else "")
+    links = _link_signals(signals, tree, url, deadline)
     deadline.check()
 
     signals.forms = forms_of(tree, url, deadline)
     lead_forms = [f for f in signals.forms if f["purpose"] == "contact"]
-    signals.set("contact_form", bool(lead_forms), _form_evidence(lead_forms[0])
-                if lead_forms else "")
+    signals.note("contact_form", bool(lead_forms), _form_evidence(lead_forms[0])
+                 if lead_forms else "")
     # Lower-cased once: the patterns below are written in lower case.
     sources_l, links_l, inline_l = source_text.lower(), "\n".join(links).lower(), inline.lower()
     booking, booking_evidence = _first(BOOKING, sources_l, links_l)
     booking_form = [f for f in signals.forms if f["purpose"] == "booking"]
-    signals.set("online_booking", booking or bool(booking_form), booking_evidence or (
+    signals.note("online_booking", booking or bool(booking_form), booking_evidence or (
         _form_evidence(booking_form[0]) if booking_form else ""))
-    signals.set("chat_widget", *_first(CHAT, sources_l, inline_l, links_l))
-    signals.set("online_payment", *_first(PAYMENT, sources_l, inline_l, links_l))
+    signals.note("chat_widget", *_first(CHAT, sources_l, inline_l, links_l))
+    signals.note("online_payment", *_first(PAYMENT, sources_l, inline_l, links_l))
     deadline.check()
     actions = " | ".join(" ".join(t.split()) for t in _action_texts(tree, deadline)
                          if t.strip())
     cta = CALL_TO_ACTION.search(actions.lower())
-    signals.set("call_to_action", bool(cta),
-                actions[cta.start():cta.end()] if cta else "")
+    signals.note("call_to_action", bool(cta),
+                 actions[cta.start():cta.end()] if cta else "")
     names = (actions + " " + " ".join(_names(tree, deadline))).lower()
-    signals.set("ecommerce", *_first(ECOMMERCE, sources_l, links_l, inline_l, names))
+    signals.note("ecommerce", *_first(ECOMMERCE, sources_l, links_l, inline_l, names))
     deadline.check()
     signals.scripts = sources_of(url, scripts)
     signals.iframes = sources_of(url, iframes)
     signals.business = json_ld_business(tree)
     return signals
 
+
+def _link_signals(signals: Signals, tree: lxml.html.HtmlElement, url: str,
+                  deadline: Deadline) -> list[str]:
+    """Note the social, Facebook and messaging links; the page's links, absolute."""
+    links = _links(tree, url, deadline)
+    _read_links(signals, links)
+    signals.note("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
+    messaging = [a for a in ("whatsapp", "viber", "messenger", "line") if a in signals.social]
+    signals.note("messaging_link", bool(messaging),
+                 signals.social[messaging[0]] if messaging else "")
+    social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
+    signals.note("social_link", bool(social), signals.social[social[0]] if social else "")
+    return links
 
 def _viewport(tree: lxml.html.HtmlElement) -> str | None:
     """The content of the first ``<meta name="viewport">`` that has one (what
@@ -487,7 +494,7 @@ def merge_signals(pages: list[Signals]) -> Signals:
     merged = Signals()
     for page in pages:
         for name, value in page.flags.items():
-            merged.set(name, value, page.evidence.get(name, ""))
+            merged.note(name, value, page.evidence.get(name, ""))
         merged.platform_host = merged.platform_host or page.platform_host
         for network, link in page.social.items():
             merged.social.setdefault(network, link)
@@ -507,7 +514,7 @@ def derive(signals: Signals) -> Signals:
     for key, target in (("telephone", signals.phones), ("email", signals.emails)):
         if signals.business.get(key) and signals.business[key] not in target:
             target.append(signals.business[key])
-    signals.set("address", bool(signals.address), signals.address)
+    signals.note("address", bool(signals.address), signals.address)
     signals.unknown = []
     if signals["google_tag_manager"]:
         container = signals.evidence.get("google_tag_manager", "Google Tag Manager")
@@ -517,12 +524,12 @@ def derive(signals: Signals) -> Signals:
         if signals.unknown:
             signals.evidence["unknown"] = ("may be loaded inside Google Tag Manager, which "
                                            f"cannot be seen from the page: {container[:120]}")
-    signals.set("email", bool(signals.emails), ", ".join(signals.emails[:3]))
-    signals.set("phone", bool(signals.phones), ", ".join(signals.phones[:3]))
+    signals.note("email", bool(signals.emails), ", ".join(signals.emails[:3]))
+    signals.note("phone", bool(signals.phones), ", ".join(signals.phones[:3]))
     free = [e for e in signals.emails if e.lower().rsplit("@", 1)[-1] in FREE_WEBMAIL]
     own = [e for e in signals.emails if e not in free]
-    signals.set("free_webmail", bool(free), ", ".join(free[:3]))
-    signals.set("own_domain_email", bool(own), ", ".join(own[:3]))
+    signals.note("free_webmail", bool(free), ", ".join(free[:3]))
+    signals.note("own_domain_email", bool(own), ", ".join(own[:3]))
     only_facebook = signals["facebook_link"] and not any(
         signals[n] for n in ("contact_form", "online_booking", "ecommerce", "own_domain_email"))
     signals.flags["facebook_only"] = only_facebook or signals.platform_host

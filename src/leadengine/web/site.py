@@ -144,6 +144,20 @@ class PageCache(Protocol):
     def put_page(self, page: Page) -> None: ...
 
 
+async def _fetch_or_reuse(url: str, settings: Settings, client: httpx.AsyncClient | None,
+                          cache: PageCache | None, robots: RobotsPolicy | None) -> Page:
+    """A stored snapshot when one is recent enough, else robots.txt, then the web."""
+    cached = cache.get_page(normalise_target(url)) if cache is not None else None
+    if cached is not None:
+        return cached
+    if robots is not None:
+        await robots.check(normalise_target(url))
+    fetched = await fetch_page(url, settings, client=client)
+    if cache is not None:
+        cache.put_page(fetched)
+    return fetched
+
+
 async def load_site(target: str, settings: Settings | None = None,
                     client: httpx.AsyncClient | None = None,
                     cache: PageCache | None = None,
@@ -165,16 +179,7 @@ async def load_site(target: str, settings: Settings | None = None,
         robots = RobotsPolicy(client, settings)
 
     async def fetch(url: str) -> Page:
-        """A stored snapshot when one is recent enough, else robots.txt, then the web."""
-        cached = cache.get_page(normalise_target(url)) if cache is not None else None
-        if cached is not None:
-            return cached
-        if robots is not None:
-            await robots.check(normalise_target(url))
-        fetched = await fetch_page(url, settings, client=client)
-        if cache is not None:
-            cache.put_page(fetched)
-        return fetched
+        return await _fetch_or_reuse(url, settings, client, cache, robots)
 
     page = await fetch(target)
     # The homepage's budget covers parsing it and picking its links too.
