@@ -1,0 +1,203 @@
+"""Target strings to URLs: what a salesperson types (a bare domain, host:port/path, a
+full-width host, an octal or hex IPv4, ``http:\\host``) read the way a browser reads it,
+and redirect ``Location`` values resolved the same way.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import unicodedata
+from pathlib import Path
+from urllib.parse import SplitResult, unquote, urljoin, urlsplit, urlunsplit
+
+import httpx
+
+from leadengine.errors import FetchError
+from leadengine.web.decode import ReadProblem
+from leadengine.web.network_errors import short_reason
+
+#: Saved pages; a target ending like this is a file name, never a bare domain.
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+_FILE_SUFFIXES = (*HTML_SUFFIXES, ".txt", ".csv", ".md", ".pdf", ".json")
+
+_HOST = (r"(?P<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]"
+         r"|[\w-]+(?:\.[\w-]+)*\.[a-z]{2,})")
+
+
+#: ``host:port[/path]``: the explicit port makes it an address, whatever the path ends with.
+_BARE_HOST_PORT = re.compile(_HOST + r":\d{1,5}(?:[/?#]\S*)?", re.I)
+
+
+#: ``host[/path]`` without a scheme (a file name like ``menu.html`` is ruled out first).
+_BARE_HOST = re.compile(_HOST + r"(?:[/?#]\S*)?", re.I)
+
+
+#: ``http:`` or ``https:`` and whatever slashes follow (browsers read ``\\`` as ``/``).
+_HTTP_PREFIX = re.compile(r"(?i)^(https?):[/\\]*")
+
+
+_SCHEME = re.compile(r"(?i)^([a-z][a-z0-9+.\-]*):")
+
+
+#: One part of an IPv4 address as ``inet_aton`` and browsers read it: hex, octal, decimal.
+_IPV4_PART = re.compile(r"(?i)0x[0-9a-f]*|[0-9]+")
+
+
+def normalise_target(target: str) -> str:
+    """A URL for ``target``: http(s) URLs as given, files and folders as file://, a bare
+    ``example.com[:port][/path]`` as https, ``localhost`` or an IP address as http.
+
+    The host of an http(s) URL is put in the form it is connected to: full-width or
+    other compatibility characters NFKC-normalised, and an IPv4 address written in
+    octal, hex or as one number (``0177.0.0.1``, ``0x7f.1``, ``2130706433``) in dotted
+    decimal, so the SSRF guard and the messages see the address the OS would use. Any
+    input gives a URL httpx accepts or a FetchError, never another exception.
+    """
+    # Spaces and control characters around a URL are dropped, as browsers and urlsplit do.
+    target = target.strip("".join(map(chr, range(33))))
+    if not target:
+        raise FetchError(target, "empty URL")
+    try:
+        url = _target_url(target)
+        if urlsplit(url).scheme in ("http", "https"):
+            url = _canonical_http(target, url)
+    except (ValueError, OSError) as exc:
+        # urlsplit refuses a broken [IPv6] host or a netloc that NFKC turns into "/" or
+        # "@"; the OS refuses a path with a NUL or one that is too long.
+        raise FetchError(target, f"not a valid URL or file name ({short_reason(exc)})") from None
+    return url
+
+
+def _target_url(target: str) -> str:
+    prefix = _HTTP_PREFIX.match(target)
+    if prefix and target[prefix.end():prefix.end() + 1] not in ("", "?", "#"):
+        # "http:\\host\path", "https:/host": browsers read every form as scheme://host.
+        front, rest = _split_query(target[prefix.end():])
+        target = f"{prefix.group(1)}://{front.replace(chr(92), '/')}{rest}"
+    parts = urlsplit(target)
+    if parts.scheme in ("http", "https"):
+        if not parts.hostname or " " in target:
+            raise FetchError(target, "not a valid URL (expected e.g. https://example.com)")
+        return target
+    if parts.scheme == "file":
+        path = unquote(parts.path)
+        if not path.startswith("/"):
+            raise FetchError(target, "not a valid file URL (expected e.g. "
+                                     "file:///home/me/page.html)")
+        return Path(path).as_uri()
+    if Path(target).exists():
+        return Path(target).resolve().as_uri()
+    # Checked before the file-name rule and the scheme rule: urlsplit reads the host of
+    # "example.com:8080/x" as a scheme, and "localhost:8080/menu.html" is no file name.
+    bare = _BARE_HOST_PORT.fullmatch(target)
+    if bare:
+        return _bare_url(target, bare.group("host"))
+    if not parts.scheme and (target.lower().endswith(_FILE_SUFFIXES)
+                             or target.startswith((".", "/", "~"))):
+        raise FetchError(target, "file not found")
+    bare = _BARE_HOST.fullmatch(target)
+    if not parts.scheme and bare:
+        return _bare_url(target, bare.group("host"))
+    if parts.scheme and parts.scheme not in ("http", "https", "file") and len(parts.scheme) > 1:
+        raise FetchError(target, f"unsupported URL scheme {parts.scheme!r} (use http or https)")
+    raise FetchError(target, "not a valid URL or existing file (expected e.g. "
+                             "https://example.com or page.html)")
+
+
+def _bare_url(target: str, host: str) -> str:
+    # A local development server rarely has a certificate; every public site has one.
+    local = host.lower() == "localhost" or host[0].isdigit() or host.startswith("[")
+    return f"{'http' if local else 'https'}://{target}"
+
+
+def _split_query(url: str) -> tuple[str, str]:
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    return url[:cut], url[cut:]
+
+
+def _canonical_http(target: str, url: str) -> str:
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 -- urlsplit checks the range only when asked
+    except ValueError:
+        raise FetchError(target, "not a valid URL (the port is not a number from 0 to "
+                                 "65535)") from None
+    host = parts.hostname or ""
+    canonical = host
+    if not host.isascii():
+        canonical = unicodedata.normalize("NFKC", host).lower()
+        if any(char in canonical for char in "/\\?#@:[]% "):
+            raise FetchError(target, "not a valid host name")
+    canonical = _ipv4_number(canonical) or canonical
+    if canonical != host:
+        url = urlunsplit(parts._replace(netloc=_with_host(parts, canonical)))
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise FetchError(target, f"not a valid URL ({short_reason(exc)})") from None
+    if not parsed.host:
+        raise FetchError(target, "not a valid URL (expected e.g. https://example.com)")
+    return url
+
+
+def _with_host(parts: SplitResult, host: str) -> str:
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    port = ""
+    if hostport.startswith("["):
+        port = hostport[hostport.find("]") + 1:]
+    elif ":" in hostport:
+        port = ":" + hostport.rsplit(":", 1)[1]
+    return f"{userinfo}{at}{host}{port}"
+
+
+def _ipv4_number(host: str) -> str | None:
+    """``host`` as a dotted-decimal IPv4 address if the OS resolver would read it as one
+    (WHATWG's IPv4 parser: 1-4 parts, each decimal, 0x-hex or 0-octal), else None."""
+    labels = host.split(".")
+    if len(labels) > 1 and labels[-1] == "":
+        labels.pop()
+    if not 1 <= len(labels) <= 4 or not all(_IPV4_PART.fullmatch(part) for part in labels):
+        return None
+    numbers = [_ipv4_part(part) for part in labels]
+    if any(n is None for n in numbers):
+        return None
+    *front, last = [n for n in numbers if n is not None]
+    if any(n > 255 for n in front) or last >= 256 ** (4 - len(front)):
+        return None
+    value = last + sum(n << (8 * (3 - i)) for i, n in enumerate(front))
+    return str(ipaddress.IPv4Address(value))
+
+
+def _ipv4_part(part: str) -> int | None:
+    if part[:2].lower() == "0x":
+        return int(part[2:] or "0", 16)
+    if len(part) > 1 and part.startswith("0"):
+        return int(part, 8) if set(part) <= set("01234567") else None
+    return int(part)
+
+
+def redirect_url(base: str, location: str) -> str:
+    """The http(s) URL a redirect's ``Location`` leads to from ``base``, read the way
+    browsers read it (``\\`` as ``/``, ``http:\\\\host`` as ``http://host``); a ReadProblem
+    for anything else."""
+    location = re.sub(r"[\t\n\r]", "", location).strip(" \x00\x0b\x0c")
+    front, rest = _split_query(location)
+    location = front.replace("\\", "/") + rest
+    scheme = _SCHEME.match(location)
+    if scheme:
+        name, after = scheme.group(1).lower(), location[scheme.end():]
+        if name not in ("http", "https"):
+            raise ReadProblem(f"redirects to an unsupported address ({name}: URL)")
+        if name == urlsplit(base).scheme and not after.startswith("/"):
+            location = after  # "http:page" on an http page is a relative link
+        else:
+            location = f"{name}://{after.lstrip('/')}"
+    try:
+        url = urljoin(base, location)
+        if " " in urlsplit(url).netloc:
+            raise ValueError("a space in the host name")
+        # Servers do send "/our menu.html"; browsers send it as %20.
+        return normalise_target(url.replace(" ", "%20"))
+    except (FetchError, ValueError) as exc:
+        raise ReadProblem(f"redirects to an invalid address ({short_reason(exc)})") from None
