@@ -30,6 +30,7 @@ from leadengine.cli_common import (
 )
 from leadengine.cli_examples import add_examples
 from leadengine.cli_models import models
+from leadengine.cli_serve import serve
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
 from leadengine.report import FORMATS
@@ -355,7 +356,7 @@ def kb_list(knowledge_dir: Path | None) -> None:
                    f"{len(doc.sections)} sections{rules}")
 
 
-for command in (batch, export, runs_command, show, models):
+for command in (batch, export, runs_command, show, models, serve):
     cli.add_command(command)
 add_examples(cli)
 

@@ -8,7 +8,8 @@ import click
 #: Command path (without ``leadengine``) -> example command lines.
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "": ("leadengine evaluate https://example.com",
-         "leadengine batch leads.csv && leadengine export --format xlsx -o leads.xlsx"),
+         "leadengine batch leads.csv && leadengine export --format xlsx -o leads.xlsx",
+         "leadengine serve   # the team's web workspace on http://127.0.0.1:8000"),
     "evaluate": ("leadengine evaluate https://smilebright.example",
                  "leadengine evaluate site.html --format markdown > brief.md"),
     "compare": ("leadengine compare https://smilebright.example",),
@@ -23,6 +24,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
              "leadengine runs --db postgresql://user@host/leads"),
     "show": ("leadengine show smilebright.example",
              "leadengine show https://smilebright.example --format markdown"),
+    "serve": ("leadengine serve --no-auth --db leads.db   # this computer only",
+              "LEADENGINE_TOKEN=$(openssl rand -hex 16) leadengine serve --host 0.0.0.0"),
     "models": ("leadengine models",
                "leadengine models --provider openai --json"),
     "kb": ("leadengine kb list",

@@ -174,10 +174,18 @@ def _m006_run_liveness(conn: Connection) -> None:
             conn.execute(sa.text(f"ALTER TABLE runs ADD COLUMN {name} {kind}"))
 
 
+def _m007_lead_workspace(conn: Connection) -> None:
+    # The team's workspace: lead status and notes with history (leadengine serve).
+    from leadengine.store_workspace import create_tables
+
+    create_tables(conn)
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
                                                   _m003_page_snapshots, _m004_run_counters,
-                                                  _m005_claims, _m006_run_liveness]
+                                                  _m005_claims, _m006_run_liveness,
+                                                  _m007_lead_workspace]
 
 
 def applied(conn: Connection) -> bool:

@@ -1,0 +1,167 @@
+"""The workspace's FastAPI application: :func:`create_app` over one results store.
+
+Security on every response: a Content-Security-Policy without inline scripts or
+styles (the JavaScript is ``static/app.js``), no framing, no sniffing, no referrer;
+request bodies over :data:`MAX_BODY` bytes are refused before they are read; every
+route but ``/login`` and ``/static/...`` needs the team token or a session (401 for
+``/api/...``, a redirect to ``/login`` for pages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import jinja2
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from leadengine.app.auth import COOKIE, TEAM, Session, Sessions
+from leadengine.store import Store
+
+if TYPE_CHECKING:
+    from leadengine.config import Settings
+
+HERE = Path(__file__).resolve().parent
+#: Largest request body accepted (a note is at most 4,000 characters).
+MAX_BODY = 64 * 1024
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+#: Paths served without authentication.
+PUBLIC = ("/login",)
+PUBLIC_PREFIXES = ("/static/",)
+#: The Host names a workspace without a token answers to (DNS rebinding guard).
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+@dataclass
+class Workspace:
+    """What the routes share (``request.app.state.workspace``)."""
+
+    store: Store
+    sessions: Sessions
+    templates: jinja2.Environment
+    settings: Settings | None
+    allow_private: bool
+
+
+def workspace(request: Request) -> Workspace:
+    found: Workspace = request.app.state.workspace
+    return found
+
+
+def user(request: Request) -> str:
+    """Who the request is from, as recorded in a lead's history."""
+    return str(getattr(request.state, "user", TEAM))
+
+
+def session(request: Request) -> Session | None:
+    found: Session | None = getattr(request.state, "session", None)
+    return found
+
+
+def render(request: Request, name: str, status_code: int = 200, **context: Any
+           ) -> HTMLResponse:
+    """A page from ``templates/`` (autoescaped), with the user and CSRF token."""
+    space = workspace(request)
+    current = session(request)
+    csrf = space.sessions.csrf(current) if current is not None else ""
+    page = space.templates.get_template(name).render(
+        user=user(request), csrf=csrf, auth=space.sessions.required, **context)
+    return HTMLResponse(page, status_code=status_code)
+
+
+def create_app(settings: Settings | None, db: str | Path | Store, token: str | None,
+               allow_private: bool = False) -> FastAPI:
+    """The workspace over the store at ``db`` (a path, URL or open :class:`Store`).
+    ``token`` None turns authentication off (the CLI allows it on loopback only)."""
+    from leadengine.app import api, pages
+
+    store = db if isinstance(db, Store) else Store(db, create=False, read_only=False)
+    templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                                   autoescape=True)
+    app = FastAPI(title="Lead Intelligence Engine", docs_url=None, redoc_url=None,
+                  openapi_url=None)
+    app.state.workspace = Workspace(store, Sessions(token), templates, settings,
+                                    allow_private)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    app.middleware("http")(_guard)
+    return app
+
+
+async def _guard(request: Request,
+                 call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    """Body limit, authentication, and the security headers."""
+    refused = _body_refusal(request)
+    if refused is None:
+        refused = _authenticate(request)
+    response = refused if refused is not None else await call_next(request)
+    issued = getattr(request.state, "issue_cookie", None)
+    if issued is not None:
+        set_session_cookie(request, response, issued)
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
+
+
+def _body_refusal(request: Request) -> Response | None:
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit() or int(length) > MAX_BODY:
+            return JSONResponse({"detail": f"request body over {MAX_BODY} bytes"}, 413)
+    elif "transfer-encoding" in request.headers:
+        return JSONResponse({"detail": "a request body needs a Content-Length"}, 411)
+    return None
+
+
+def _authenticate(request: Request) -> Response | None:
+    """Set ``request.state.user`` and ``.session``; a refusal when neither the token
+    nor a session came with a request that needs one."""
+    sessions = workspace(request).sessions
+    path = request.url.path
+    current = sessions.read(request.cookies.get(COOKIE))
+    request.state.session = current
+    request.state.bearer = False
+    if current is not None:
+        request.state.user = current.user
+        return None
+    if sessions.check_bearer(request.headers.get("authorization")):
+        request.state.user = TEAM
+        request.state.bearer = True
+        return None
+    if not sessions.required:
+        if request.url.hostname not in LOOPBACK_NAMES:
+            # Without a token, only a page this machine names as itself may talk to the
+            # workspace: a rebound DNS name (a web page's trick) is refused.
+            return JSONResponse({"detail": "without a token, only a loopback Host"}, 403)
+        # No authentication: a session anyway, for the CSRF token of its forms.
+        cookie, current = sessions.issue()
+        request.state.session, request.state.user = current, current.user
+        request.state.issue_cookie = cookie
+        return None
+    if path in PUBLIC or path.startswith(PUBLIC_PREFIXES):
+        return None
+    if path.startswith("/api/") or path == "/api":
+        return JSONResponse({"detail": "authentication required"}, 401,
+                            headers={"WWW-Authenticate": "Bearer"})
+    target = path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse("/login?next=" + quote(target, safe=""), 303)
+
+
+def set_session_cookie(request: Request, response: Response, cookie: str) -> None:
+    response.set_cookie(COOKIE, cookie, max_age=workspace(request).sessions.max_age,
+                        httponly=True, samesite="strict", path="/",
+                        secure=request.url.scheme == "https")

@@ -1,0 +1,73 @@
+"""``leadengine serve``: the team's workspace (a web app) over the results store.
+
+Only click and the shared CLI helpers are imported up front; FastAPI, uvicorn and
+Jinja2 are imported when the command runs, so ``leadengine --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+
+import click
+
+from leadengine.cli_common import _settings, guarded
+from leadengine.errors import ConfigError
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only listens on this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def team_token(host: str, no_auth: bool) -> str | None:
+    """The team token ($LEADENGINE_TOKEN); None only for --no-auth on loopback."""
+    token = os.environ.get("LEADENGINE_TOKEN", "").strip()
+    if no_auth:
+        if not is_loopback(host):
+            raise ConfigError(f"--no-auth is only allowed on a loopback host (127.0.0.1, "
+                              f"::1, localhost), not {host}")
+        return None
+    if not token:
+        raise ConfigError("set LEADENGINE_TOKEN to the team's token (or pass --no-auth on "
+                          "127.0.0.1 for a workspace only you can reach)")
+    if len(token) < 16:
+        raise ConfigError("LEADENGINE_TOKEN is too short: use 16 characters or more "
+                          "(e.g. python -c 'import secrets; print(secrets.token_urlsafe())')")
+    return token
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 for the whole network).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--db", default=None,
+              help="Results database: a file path (SQLite) or a URL such as "
+                   "postgresql://... (default: $LEADENGINE_DB or ./leadengine.db).")
+@click.option("--allow-private", is_flag=True,
+              help="Allow private, loopback and link-local addresses (SSRF guard off) for "
+                   "what the workspace fetches.")
+@click.option("--no-auth", is_flag=True,
+              help="No team token (only with a loopback --host).")
+@guarded
+def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bool) -> None:
+    """Serve the team's workspace: the leads board, each lead's report, its status and
+    notes, and the runs, over the store `batch` writes. Needs $LEADENGINE_TOKEN."""
+    token = team_token(host, no_auth)
+    import uvicorn
+
+    from leadengine.app import create_app
+    from leadengine.store import DEFAULT_DB
+
+    settings = _settings()
+    app = create_app(settings, db or os.environ.get("LEADENGINE_DB") or DEFAULT_DB, token,
+                     allow_private)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"workspace on http://{shown}:{port}/"
+               + ("" if token else " (no authentication)"), err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
