@@ -187,6 +187,7 @@ def test_long_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert rows[1].error == (f"{leads} line 3: the url cell is 2,118 characters long; a web "
                              "address has at most 2,000 (is a column shifted?)")
     monkeypatch.setattr("leadengine.batch_input.FIELD_LIMIT", 100_000)
+    monkeypatch.setattr("leadengine.batch_lines.FIELD_LIMIT", 100_000)
     cut = rows_of(leads)
     assert cut[0][:2] == (2, "(line 2)") and cut[0][2] is not None
     assert cut[0][2].startswith(f"{leads} line 2: is longer than ")
