@@ -393,6 +393,27 @@ GROUPS: dict[str, type[_Group]] = {"fetch": FetchSettings, "llm": LLMSettings,
                                    "retrieval": RetrievalSettings, "batch": BatchSettings}
 
 
+#: Settings field -> its environment variable.
+_VARIABLE_OF = {name: var for var, name in ENV_VARS.items()}
+
+
+def env_setting(name: str, env: dict[str, str] | None = None) -> Any:
+    """One setting from its environment variable, checked like any other; None when it
+    is not set or not valid. For the few library corners that run without a Settings at
+    hand (the tokeniser's segmenter, the cache folder), so that only this module reads
+    the environment."""
+    var = _VARIABLE_OF.get(name)
+    raw = (os.environ if env is None else env).get(var or "", "")
+    if not var or not raw:
+        return None
+    from leadengine.settings_io import env_value
+
+    try:
+        return env_value(var, name, raw)
+    except ConfigError:
+        return None
+
+
 def _host(url: str) -> str:
     from urllib.parse import urlsplit
 

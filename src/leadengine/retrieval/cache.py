@@ -15,13 +15,15 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from leadengine.config import env_setting
+
 
 def cache_dir() -> Path:
     """The cache root (not created until something is written)."""
-    explicit = os.environ.get("LEADENGINE_CACHE_DIR")
+    explicit = env_setting("cache_dir")
     if explicit:
         return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
+    xdg = os.environ.get("XDG_CACHE_HOME")  # the platform's convention, not a setting
     return (Path(xdg) if xdg else Path.home() / ".cache") / "leadengine"
 
 

@@ -17,13 +17,14 @@ Every token is at least one character; nothing is dropped for being short
 
 from __future__ import annotations
 
-import os
 import re
 from functools import lru_cache
 from typing import Any
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+from leadengine.config import env_setting
 
 #: Bumped whenever tokenisation changes, so persisted indexes are rebuilt.
 TOKENIZER_VERSION = "3"
@@ -70,7 +71,7 @@ def segmenter_name() -> str:
     """``"icu"`` when the segmenter chosen (``Settings.segmenter``, else the
     ``LEADENGINE_SEGMENTER`` variable, a library caller's fallback) is ``icu`` and PyICU
     is installed, else ``"bigram"``."""
-    choice = _chosen or os.environ.get("LEADENGINE_SEGMENTER", "bigram")
+    choice = _chosen or env_setting("segmenter") or "bigram"
     if choice.strip().lower() == "icu" and _icu is not None:
         return "icu"
     return "bigram"
