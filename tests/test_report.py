@@ -185,3 +185,19 @@ def test_batch_says_once_that_it_evaluates_offline(tmp_path: Path) -> None:
     explicit = CliRunner().invoke(cli, ["batch", str(leads), "--db", str(tmp_path / "r.db"),
                                         "--provider", "heuristic"])
     assert "notice: no LLM configured" not in explicit.stderr
+
+
+@pytest.mark.parametrize(("site", "city", "target"), [
+    ("bangkok-clinic-mature", "Bangkok", True), ("yangon-clinic-burmese", "Yangon", True),
+    ("london-bakery", "London", False)])
+def test_the_evaluation_says_where_the_business_is(site: str, city: str | None,
+                                                   target: bool) -> None:
+    result = CliRunner().invoke(cli, ["evaluate", str(SITES / site / "index.html"),
+                                      "--format", "json", "--method", "keyword"])
+    where = json.loads(result.stdout)["location"]
+    assert where["city"] == city and where["in_target_geography"] is target
+    assert where["evidence"]
+    if city:
+        report = text_report(json.loads(result.stdout))
+        [line] = [x for x in report.splitlines() if x.startswith("Location")]
+        assert city in line

@@ -137,6 +137,10 @@ class Evaluation(Judgement):
     cost_usd: float | None = None
     #: True when the answer came from the local response cache (nothing was paid).
     cached: bool = False
+    #: Where the business is, from the facts: ``address`` (as found), ``city``,
+    #: ``country``, ``in_target_geography`` (true / false / null = unknown) and the
+    #: ``evidence`` it was read from.
+    location: dict[str, Any] = Field(default_factory=dict)
 
     def to_json(self) -> str:
         """Pretty JSON with the seed's six fields first."""

@@ -90,6 +90,10 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
         tokens=dict(verdict.tokens),
         cost_usd=verdict.cost_usd,
         cached=verdict.cached,
+        location={"address": facts.location.address, "city": facts.location.city,
+                  "country": facts.location.country,
+                  "in_target_geography": facts.location.in_target_geography,
+                  "evidence": facts.location.evidence},
     )
 
 

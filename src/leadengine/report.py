@@ -64,13 +64,23 @@ def _evidence(data: dict[str, Any], name: str) -> str:
 
 
 def location(data: dict[str, Any]) -> str:
-    """Where the business is, as the page states it (its street address), else ''."""
+    """Where the business is: its street address as the page states it, with the city and
+    country when the address does not already say them; else ''."""
     facts = data.get("location")
+    address = _evidence(data, "address")
     if isinstance(facts, dict):
-        parts = [facts.get(k) for k in ("address", "city", "country")]
-        text = ", ".join(str(p) for p in parts if p)
-        if text:
-            return text
+        address = str(facts.get("address") or address)
+        for part in (facts.get("city"), facts.get("country")):
+            if part and str(part).lower() not in address.lower():
+                address = f"{address}, {part}" if address else str(part)
+    return address
+
+
+def city(data: dict[str, Any]) -> str:
+    """The city the facts place the business in, else its address as found."""
+    facts = data.get("location")
+    if isinstance(facts, dict) and facts.get("city"):
+        return str(facts["city"])
     return _evidence(data, "address")
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from leadengine.report import DEFAULT_BANDS, location
+from leadengine.report import DEFAULT_BANDS, city
 from leadengine.store_engine import write_retrying
 from leadengine.store_schema import evaluations_table
 
@@ -97,7 +97,7 @@ def _row(row: Any) -> dict[str, Any]:
             "business_type": str(data.get("business_type") or ""),
             "primary_service": str(data.get("primary_service") or ""),
             "angle": str(data.get("angle") or ""),
-            "city": location(data) if isinstance(data, dict) else "",
+            "city": city(data) if isinstance(data, dict) else "",
             "owner": str(passthrough.get("owner") or "") if isinstance(passthrough, dict)
             else "",
             "status": row.status or "new", "created_at": row.created_at}
