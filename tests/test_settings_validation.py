@@ -202,3 +202,18 @@ def test_a_file_can_choose_the_segmenter(monkeypatch: pytest.MonkeyPatch,
     (tmp_path / "leadengine.toml").unlink()
     CliRunner().invoke(cli, ["kb", "list"])
     assert tokenize.segmenter_name() == "bigram"  # back to the (empty) environment
+
+
+def test_the_results_database_is_a_setting(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """LEADENGINE_DB, .env or leadengine.toml name the database of every store command,
+    through the one loader; --db still wins."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "leadengine.toml").write_text('db = "from-toml.db"\n', encoding="utf-8")
+    assert Settings.load(env={}, directory=tmp_path).db == "from-toml.db"
+    assert Settings.load(env={"LEADENGINE_DB": "from-env.db"}, directory=tmp_path).db == \
+        "from-env.db"
+    missing = CliRunner().invoke(cli, ["runs"])
+    assert missing.exit_code == 1 and "from-toml.db" in missing.stderr
+    chosen = CliRunner().invoke(cli, ["runs", "--db", str(tmp_path / "other.db")])
+    assert "other.db" in chosen.stderr

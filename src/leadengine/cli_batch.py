@@ -48,15 +48,16 @@ INTERRUPTED = "error: interrupted; run the same command again to resume"
 db_option = click.option(
     "--db", default=None,
     help="Results database: a file path (SQLite) or a URL such as postgresql://... "
-         "(default: $LEADENGINE_DB or ./leadengine.db).")
+         "(default: the db setting: $LEADENGINE_DB, .env, leadengine.toml, else "
+         "./leadengine.db).")
 
 
 def _store(db: str | None, create: bool = True) -> Store:
     """The results store; ``create=False`` for the commands that only read, so that a
     mistyped --db is an error instead of a new empty database."""
-    from leadengine.store import DEFAULT_DB, Store
+    from leadengine.store import Store
 
-    return Store(db or os.environ.get("LEADENGINE_DB") or DEFAULT_DB, create=create)
+    return Store(db or _settings().db, create=create)
 
 
 @click.command()

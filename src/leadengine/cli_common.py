@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from leadengine.config import PROVIDERS, Settings
+from leadengine.config import PROVIDERS, Settings, debug_enabled
 from leadengine.errors import LeadEngineError
 from leadengine.redact import safe_message
 from leadengine.retrieval import METHODS
@@ -54,7 +53,7 @@ def guarded(func: Callable[..., T]) -> Callable[..., T]:
         except (BrokenPipeError, click.exceptions.Exit, SystemExit):
             raise
         except Exception as exc:
-            if os.environ.get("LEADENGINE_DEBUG"):
+            if debug_enabled():
                 raise
             _fail(f"unexpected {type(exc).__name__}: {exc} (set LEADENGINE_DEBUG=1 for "
                   "details)", 2)

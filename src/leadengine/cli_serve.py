@@ -7,7 +7,6 @@ Jinja2 are imported when the command runs, so ``leadengine --help`` stays fast.
 from __future__ import annotations
 
 import ipaddress
-import os
 
 import click
 
@@ -25,9 +24,11 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def team_token(host: str, no_auth: bool) -> str | None:
-    """The team token ($LEADENGINE_TOKEN); None only for --no-auth on loopback."""
-    token = os.environ.get("LEADENGINE_TOKEN", "").strip()
+def team_token(host: str, no_auth: bool, env: dict[str, str] | None = None) -> str | None:
+    """The team token ($LEADENGINE_TOKEN, a secret like the API keys: from the environment
+    or .env, never from leadengine.toml); None only for --no-auth on loopback."""
+    source = _settings().environ() if env is None else env
+    token = source.get("LEADENGINE_TOKEN", "").strip()
     if no_auth:
         if not is_loopback(host):
             raise ConfigError(f"--no-auth is only allowed on a loopback host (127.0.0.1, "
@@ -62,11 +63,8 @@ def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bo
     import uvicorn
 
     from leadengine.app import create_app
-    from leadengine.store import DEFAULT_DB
-
     settings = _settings()
-    app = create_app(settings, db or os.environ.get("LEADENGINE_DB") or DEFAULT_DB, token,
-                     allow_private)
+    app = create_app(settings, db or settings.db, token, allow_private)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"workspace on http://{shown}:{port}/"
                + ("" if token else " (no authentication)"), err=True)

@@ -60,6 +60,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_REASONING_EFFORT": "reasoning_effort",
     "LEADENGINE_MAX_COMPLETION_TOKENS": "max_completion_tokens",
     "LEADENGINE_HOST_DELAY": "host_delay",
+    "LEADENGINE_DB": "db",
     "LEADENGINE_USE_CACHE": "use_cache",
     "LEADENGINE_SEGMENTER": "segmenter",
 }
@@ -145,6 +146,9 @@ class Settings:
     llm_rpd: int | None = None
     #: Seconds between two sites' evaluations on the same host in a batch.
     host_delay: float = 0.5
+    #: Results database of ``batch``, ``export``, ``runs``, ``show`` and ``serve``: a file
+    #: path (SQLite) or a URL such as ``postgresql://user@host/leads``.
+    db: str = "leadengine.db"
     #: Retries of an LLM request on 429/5xx/timeouts (with back-off).
     llm_retries: int = 2
     #: Largest page body read, in bytes; the rest is not downloaded.
@@ -383,14 +387,21 @@ class RetrievalSettings(_Group):
 
 @dataclass(frozen=True)
 class BatchSettings(_Group):
-    """How a batch is paced (``settings.batch``)."""
+    """How a batch is paced, and where results go (``settings.batch``)."""
 
     host_delay: float
+    db: str
 
 
 #: Group name (the Settings property) -> its class; docs/configuration.md lists them.
 GROUPS: dict[str, type[_Group]] = {"fetch": FetchSettings, "llm": LLMSettings,
                                    "retrieval": RetrievalSettings, "batch": BatchSettings}
+
+
+def debug_enabled() -> bool:
+    """Whether ``LEADENGINE_DEBUG`` asks for tracebacks instead of one-line errors (a
+    switch for developers, read here so that only this module reads the environment)."""
+    return bool(os.environ.get("LEADENGINE_DEBUG"))
 
 
 #: Settings field -> its environment variable.
