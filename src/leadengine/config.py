@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from leadengine.errors import ConfigError
 
@@ -26,6 +26,12 @@ from leadengine.errors import ConfigError
 from leadengine.providers import PRICES as PRICES
 from leadengine.providers import PROVIDERS as PROVIDERS
 from leadengine.providers import Provider as Provider
+from leadengine.settings_groups import GROUPS as GROUPS
+from leadengine.settings_groups import BatchSettings as BatchSettings
+from leadengine.settings_groups import FetchSettings as FetchSettings
+from leadengine.settings_groups import G
+from leadengine.settings_groups import LLMSettings as LLMSettings
+from leadengine.settings_groups import RetrievalSettings as RetrievalSettings
 
 #: Environment variable -> Settings field.
 ENV_VARS: dict[str, str] = {
@@ -319,83 +325,6 @@ class Settings:
         return key or "not-needed"
 
 
-G = TypeVar("G", bound="_Group")
-
-
-@dataclass(frozen=True)
-class _Group:
-    """A group of settings: frozen, and checked when made (``Settings.fetch``...). Its
-    fields have the flat fields' names and meanings; the defaults stay in Settings."""
-
-    def __post_init__(self) -> None:
-        from leadengine.settings_io import check_group
-
-        check_group(self)
-
-
-@dataclass(frozen=True)
-class FetchSettings(_Group):
-    """How websites are read (``settings.fetch``)."""
-
-    timeout: float
-    page_deadline: float
-    max_bytes: int
-    max_total_bytes: int
-    max_pages: int
-    max_redirects: int
-    allow_private: bool
-    respect_robots: bool
-    user_agent: str
-
-
-@dataclass(frozen=True)
-class LLMSettings(_Group):
-    """Which model is asked, and how (``settings.llm``)."""
-
-    provider: str | None
-    model: str | None
-    base_url: str | None
-    temperature: float
-    llm_timeout: float
-    llm_retries: int
-    structured_output: str
-    reasoning_effort: str
-    max_completion_tokens: int
-    max_content_chars: int
-    use_cache: bool
-    llm_rpm: int | None
-    llm_tpm: int | None
-    llm_rpd: int | None
-
-
-@dataclass(frozen=True)
-class RetrievalSettings(_Group):
-    """Which knowledge reaches the prompt (``settings.retrieval``)."""
-
-    knowledge_dir: Path | None
-    retrieval_method: str
-    rag_limit: int
-    rag_budget: int
-    use_rag: bool
-    embedder: str
-    embeddings_base_url: str | None
-    embeddings_model: str | None
-    semantic_max_passages: int
-    cache_dir: Path | None
-    segmenter: str
-
-
-@dataclass(frozen=True)
-class BatchSettings(_Group):
-    """How a batch is paced, and where results go (``settings.batch``)."""
-
-    host_delay: float
-    db: str
-
-
-#: Group name (the Settings property) -> its class; docs/configuration.md lists them.
-GROUPS: dict[str, type[_Group]] = {"fetch": FetchSettings, "llm": LLMSettings,
-                                   "retrieval": RetrievalSettings, "batch": BatchSettings}
 
 
 def debug_enabled() -> bool:
