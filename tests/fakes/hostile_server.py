@@ -39,10 +39,12 @@ import socket
 import struct
 import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.tracking import TrackingServer
 
 if TYPE_CHECKING:
     from typing import Self
@@ -159,36 +161,11 @@ def bomb_body(encodings: str, size: int = BOMB_SIZE) -> bytes:
     return cached
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = False
+class _Server(TrackingServer):
+    owner: HostileServer
 
     def __init__(self, owner: HostileServer) -> None:
-        self.owner = owner
-        self.connections: set[socket.socket] = set()
-        self.conn_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self.conn_lock:
-            self.connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self.conn_lock:
-            self.connections.discard(request)
-        with contextlib.suppress(OSError):
-            super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Quiet: clients hanging up on a bomb or a drip is the point."""
-
-    def drop_connections(self) -> None:
-        with self.conn_lock:
-            conns = list(self.connections)
-        for conn in conns:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+        super().__init__(owner, _Handler)
 
 
 class _Handler(BaseHTTPRequestHandler):

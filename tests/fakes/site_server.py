@@ -15,7 +15,7 @@ import struct
 import threading
 import zlib
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from typing import Self
 
 from urllib.parse import unquote, urlsplit
+
+from tests.fakes.tracking import TrackingServer
 
 __all__ = ["CONTENT_TYPES", "SiteServer"]
 
@@ -77,39 +79,11 @@ class _Route:
     gzip_bomb: int | None = None
 
 
-class _Server(ThreadingHTTPServer):
-    """Threading server with daemon handler threads and tracked client sockets."""
-
-    daemon_threads = True
-    allow_reuse_address = False
+class _Server(TrackingServer):
+    owner: SiteServer
 
     def __init__(self, owner: SiteServer) -> None:
-        self.owner = owner
-        self.connections: set[socket.socket] = set()
-        self.conn_lock = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self.conn_lock:
-            self.connections.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self.conn_lock:
-            self.connections.discard(request)
-        with contextlib.suppress(OSError):
-            super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay quiet: clients disconnecting mid-reply is expected in tests."""
-
-    def drop_connections(self) -> None:
-        """Shut down every open client socket so blocked handler threads wake up."""
-        with self.conn_lock:
-            conns = list(self.connections)
-        for conn in conns:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
+        super().__init__(owner, _Handler)
 
 
 class _Handler(BaseHTTPRequestHandler):
