@@ -99,7 +99,7 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay)
-    store = _store(db)
+    store = _store(db or settings.db)
     kb = _knowledge(settings)
     if settings.provider is None and settings.resolve_provider().name == "heuristic":
         click.echo(OFFLINE_NOTICE, err=True)
@@ -365,7 +365,8 @@ def show(url: str, db: str | None, fmt: str | None) -> None:
     given to `batch`). For a URL that failed, say why on stderr and exit 1."""
     from leadengine.batch import failure_reason, normalise_url
 
-    store = _store(db, create=False)
+    settings = _settings()
+    store = _store(db or settings.db, create=False)
     key = normalise_url(url)
     record = store.latest(key)
     if record is None:
@@ -380,13 +381,13 @@ def show(url: str, db: str | None, fmt: str | None) -> None:
         return
     from leadengine.report import render_report
 
-    click.echo(render_report(record, fmt, _bands()))
+    click.echo(render_report(record, fmt, _bands(settings)))
 
 
-def _bands() -> dict[str, int] | None:
+def _bands(settings: Settings) -> dict[str, int] | None:
     """The knowledge base's fit-score bands, so `show` names a score's band as `evaluate`
     did; None (the shipped rubric's) when the knowledge base cannot be read."""
     try:
-        return _knowledge(_settings()).rules.rubric.bands
+        return _knowledge(settings).rules.rubric.bands
     except LeadEngineError:
         return None

@@ -27,7 +27,7 @@ def is_loopback(host: str) -> bool:
 def team_token(host: str, no_auth: bool, env: dict[str, str] | None = None) -> str | None:
     """The team token ($LEADENGINE_TOKEN, a secret like the API keys: from the environment
     or .env, never from leadengine.toml); None only for --no-auth on loopback."""
-    source = _settings().environ() if env is None else env
+    source = _settings().environ() if env is None else env  # tests pass their own
     token = source.get("LEADENGINE_TOKEN", "").strip()
     if no_auth:
         if not is_loopback(host):
@@ -59,11 +59,12 @@ def team_token(host: str, no_auth: bool, env: dict[str, str] | None = None) -> s
 def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bool) -> None:
     """Serve the team's workspace: the leads board, each lead's report, its status and
     notes, and the runs, over the store `batch` writes. Needs $LEADENGINE_TOKEN."""
-    token = team_token(host, no_auth)
+    settings = _settings()
+    token = team_token(host, no_auth, settings.environ())
     import uvicorn
 
     from leadengine.app import create_app
-    settings = _settings()
+
     app = create_app(settings, db or settings.db, token, allow_private)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"workspace on http://{shown}:{port}/"
