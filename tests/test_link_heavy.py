@@ -18,7 +18,7 @@ from lxml import etree
 from leadengine.config import Settings
 from leadengine.errors import ContentError
 from leadengine.web import extract as extract_mod
-from leadengine.web import facts
+from leadengine.web import facts, forms
 from leadengine.web import signals as signals_mod
 from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import MAX_LINKS, Deadline, parse_html, prune_for_extraction
@@ -246,8 +246,11 @@ def test_the_walks_give_what_the_xpath_unions_gave() -> None:
         assert extract_mod._has_invisible(tree) == tree.xpath(
             "boolean(//body//script|//body//style|//body//noscript|//body//template)")
         for form in tree.iter("form"):
-            assert facts._fields(form, ("hidden", "submit")) == form.xpath(
-                ".//input[not(@type='hidden') and not(@type='submit')]|.//textarea|.//select")
+            # Input types are compared ignoring case, as browsers do.
+            lower = "translate(@type, 'HIDENSUBMT', 'hidensubmt')"
+            assert forms._fields(form, ("hidden", "submit")) == form.xpath(
+                f".//input[not({lower}='hidden') and not({lower}='submit')]|.//textarea"
+                "|.//select")
 
 
 def test_the_linear_email_finder_finds_what_the_regex_finds() -> None:

@@ -17,16 +17,21 @@ from leadengine.web.extract import (
     text_nodes,
 )
 from leadengine.web.fetch import Page
-from leadengine.web.signals import BOOKING, CHAT, ECOMMERCE, PAYMENT, TRACKERS, Rule, detect_signals
+from leadengine.web.services import catalogue
+from leadengine.web.signals import CHAT, ECOMMERCE, PAYMENT, TRACKERS, Rule, detect_signals
 from leadengine.web.site import read_page
 
-RULES = {**TRACKERS, "booking": BOOKING, "ecommerce": ECOMMERCE, "chat": CHAT,
-         "payment": PAYMENT}
+RULES = {**TRACKERS, "ecommerce": ECOMMERCE, "chat": CHAT, "payment": PAYMENT,
+         **{s.name: s.rule for s in catalogue()
+            if s.name in ("Calendly", "Shopee", "Wix Bookings", "LINE reservation",
+                          "SimplyBook.me")}}
 PIECES = ["google-analytics.com/ga.js", "gtag( 'config'", "gtag(x", "GTM-ABCD", "GTM-x",
           "connect.facebook.net/en_US/fbevents.js", "connect.facebook.net/x/sdk/xfbml."
           "customerchat", "fbq('init'", "add to cart", "add-to_cart", "/cart", "/cartoon",
           "addEventListener", "elfsight.com/x chat", "tawk.to", "\n", " ", "'", "calendly.com",
-          "shopee.", "woocommerce", "omise.co", "/book-online", "/booking-online",
+          "shopee.", "shopee.co.th/", "liff.line.me/x", "reserv", "reserve.line.me",
+          "simplybook.me", "calendly.com/", "simplybook.x", "woocommerce", "omise.co",
+          "/book-online", "/booking-online",
           "analytics.tiktok.com", "ttq.load(", "static.hotjar.com", "clarity.ms/tag"]
 
 

@@ -53,12 +53,20 @@ SIGNALS: tuple[SignalName, ...] = (
     SignalName("clarity", "Microsoft Clarity", "tracker", "Microsoft Clarity loads."),
     SignalName("analytics", "Analytics", "tracker", "Any of the trackers above loads."),
     SignalName("contact_form", "Contact form", "contact",
-               "A form for enquiries (not search or newsletter) is on a page.", 6),
+               "A form for enquiries that asks how to reach the visitor is on a page, or a "
+               "hosted form (Google Forms, Airtable, Typeform, Jotform...) is embedded.", 6),
+    SignalName("lead_capture_form", "Lead capture form", "contact",
+               "Any form that collects a way to reach the visitor: enquiry, booking, quote "
+               "(not search, newsletter, login or review), or a hosted form service "
+               "(Formspree, Web3Forms, Google Forms...) it posts to, embeds or links."),
     SignalName("online_booking", "Online booking", "contact",
-               "A booking engine or widget, or a booking form, is on a page.", 7),
+               "A booking service of the catalogue (Calendly, Fresha, OpenTable, Agoda...) "
+               "is embedded or linked, a link asks to book on another site, or a form "
+               "asks for a date or time to book.", 7),
     SignalName("ecommerce", "Online shop", "contact",
-               "A shop or cart shows (Shopify, WooCommerce, add to cart, marketplace "
-               "links).", 8),
+               "A shop, cart or online ordering shows: a shop or ordering service of the "
+               "catalogue (Shopify, WooCommerce, Shopee, Lazada, GloriaFood, Grab, "
+               "foodpanda...), add to cart, a cart page.", 8),
     SignalName("online_payment", "Online payment", "contact",
                "A payment provider (Stripe, PayPal, Omise, 2C2P, KBZPay...) loads or is "
                "linked."),
@@ -66,9 +74,13 @@ SIGNALS: tuple[SignalName, ...] = (
     SignalName("call_to_action", "Call to action", "contact",
                "A link or button asks to book, buy, call or get in touch."),
     SignalName("messaging_link", "Messaging link", "contact",
-               "A link to WhatsApp, Viber, Messenger or LINE.", 11),
-    SignalName("phone", "Phone number", "contact", "A phone number is on a page.", 12),
-    SignalName("email", "E-mail address", "contact", "An e-mail address is on a page.", 13),
+               "A link to WhatsApp, Viber, Messenger, LINE, Telegram, KakaoTalk or Zalo.",
+               11),
+    SignalName("phone", "Phone number", "contact",
+               "A phone number is on a page (placeholders such as 08x-xxx-xxxx, bank "
+               "accounts and order numbers are not).", 12),
+    SignalName("email", "E-mail address", "contact",
+               "An e-mail address is on a page (not a template's, at example.com...).", 13),
     SignalName("own_domain_email", "E-mail on own domain", "contact",
                "An e-mail address not at a free webmail provider."),
     SignalName("free_webmail", "Free webmail address", "contact",
@@ -82,10 +94,17 @@ SIGNALS: tuple[SignalName, ...] = (
                "A page declares a mobile viewport."),
     SignalName("social_link", "Social media link", "presence",
                "A link to a social network (Facebook, Instagram, TikTok, YouTube...)."),
-    SignalName("facebook_link", "Facebook page", "presence", "A link to Facebook.", 9),
+    SignalName("facebook_link", "Facebook page", "presence",
+               "A link to a Facebook page (not facebook.com itself, a share button or the "
+               "pixel).", 9),
     SignalName("facebook_only", "Facebook-only presence", "presence",
-               "Facebook is the only owned channel: a Facebook link and no form, booking, "
-               "shop or own-domain e-mail, or the address is a Facebook page.", 10),
+               "Facebook (a page or Messenger) is the sole online channel: no form, "
+               "booking, shop, own-domain e-mail or other messaging app, or the address "
+               "is a Facebook page.", 10),
+    SignalName("platform_dependent", "Platform-dependent", "presence",
+               "Every online way to reach or buy goes through third-party platforms "
+               "(Facebook, LINE, WhatsApp, Viber, marketplaces, delivery apps): no form, "
+               "booking or shop of its own and no own-domain e-mail."),
     SignalName("in_target", "In a target market", "derived",
                "The site names a target place of the knowledge base's geography."),
     SignalName("out_of_market", "Out of market", "derived",

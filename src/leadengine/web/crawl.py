@@ -15,13 +15,23 @@ import lxml.html
 from leadengine.web.extract import Deadline
 from leadengine.web.signals import links_of
 
-#: Words that mark a useful subpage, best first; matched in the link's URL or text.
+#: Words that mark a useful subpage, best first: contact, about, booking, location, then
+#: what the business sells; matched in the link's URL or text. English, Thai, Burmese,
+#: Japanese, Korean, Chinese, Vietnamese, Indonesian/Malay, Bengali, Hindi, Arabic.
 SUBPAGE_WORDS = (
-    "contact", "about", "booking", "book", "appointment", "reservation", "services",
-    "service", "pricing", "price", "rates", "menu", "rooms", "team", "doctors", "courses",
-    "projects", "portfolio", "products", "locations", "branches",
-    "ติดต่อ", "เกี่ยวกับ", "จอง", "บริการ", "ราคา", "เมนู",
-    "ဆက်သွယ်", "အကြောင်း", "ဝန်ဆောင်မှု", "ဘိုကင်", "စျေးနှုန်း",
+    "contact", "ติดต่อ", "ဆက်သွယ်", "お問い合わせ", "問い合わせ", "문의", "연락", "联系", "聯絡",
+    "liên hệ", "kontak", "hubungi", "যোগাযোগ", "संपर्क", "اتصل", "تواصل",
+    "about", "เกี่ยวกับ", "အကြောင်း", "会社概要", "について", "소개", "关于", "關於",
+    "giới thiệu", "tentang", "আমাদের সম্পর্কে", "हमारे बारे", "من نحن",
+    "booking", "book", "appointment", "reservation", "reserve", "จอง", "นัดหมาย", "ဘိုကင်",
+    "ချိန်းဆို", "予約", "예약", "预约", "預約", "đặt lịch", "đặt bàn", "đặt phòng",
+    "reservasi", "অ্যাপয়েন্টমেন্ট", "حجز",
+    "location", "find us", "directions", "visit us", "access", "アクセス", "오시는", "찾아오",
+    "地址", "แผนที่", "ที่ตั้ง", "တည်နေရာ", "địa chỉ", "lokasi",
+    "services", "service", "pricing", "price", "rates", "menu", "rooms", "team", "doctors",
+    "courses", "projects", "portfolio", "products", "locations", "branches",
+    "บริการ", "ราคา", "เมนู", "ဝန်ဆောင်မှု", "စျေးနှုန်း", "料金", "メニュー", "診療", "진료",
+    "가격", "dịch vụ", "bảng giá", "layanan", "harga", "সেবা", "सेवा", "خدمات",
 )
 _SKIP_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".zip", ".doc",
                   ".docx", ".xls", ".xlsx", ".mp4", ".mp3", ".css", ".js", ".xml")

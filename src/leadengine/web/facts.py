@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 
 import lxml.html
 
-from leadengine.web.extract import MAX_SCANNED, Deadline
+from leadengine.web.extract import MAX_SCANNED
 
 _BUSINESS_TYPES = re.compile(
     r"LocalBusiness|Organization|Organisation|Clinic|Dentist|Physician|Hospital|Medical|"
@@ -37,19 +37,10 @@ _LABEL = re.compile(r"address|ที่อยู่|လိပ်စာ", re.I)
 #: Text nodes examined for an address: the first and last ones of the page, where
 #: contact details live (a price list of thousands of rows is not scanned).
 _ADDRESS_NODES = 3000
-_THAI = re.compile(r"[\u0e00-\u0e7f]+")
-_MYANMAR = re.compile(r"[\u1000-\u109f\uaa60-\uaa7f]+")
-_LATIN = re.compile(r"[A-Za-z]+")
-_ENGLISH_HINTS = frozenset("the and of to in for with our we you your is are a on at "
-                           "from by this that".split())
 #: JSON-LD blocks read, and objects looked at in them: a page has a few; 100,000 blocks
 #: took 0.6 s to parse.
 MAX_JSON_LD_BLOCKS = 50
 MAX_JSON_LD_ITEMS = 10_000
-#: Forms read (each is classified by its fields and words): a page has a few.
-MAX_FORMS = 100
-#: Fields of a form read (a contact form has a handful; one of 120,000 fields took 0.6 s).
-MAX_FIELDS = 1_000
 
 
 def json_ld_business(tree: lxml.html.HtmlElement) -> dict[str, Any]:
@@ -84,52 +75,6 @@ def _json_ld_blocks(tree: lxml.html.HtmlElement) -> list[str]:
             if len(blocks) == MAX_JSON_LD_BLOCKS:
                 break
     return blocks
-
-
-def classify_form(form: lxml.html.HtmlElement) -> str:
-    """What a form is for: contact, booking, newsletter, search, login or other."""
-    fields = _fields(form, ("hidden", "submit", "button"))
-    types = {(f.get("type") or f.tag).lower() for f in fields}
-    names = " ".join(" ".join(filter(None, (f.get("name"), f.get("id"), f.get("placeholder"))))
-                     for f in fields).lower()
-    words = (names + " " + (form.get("action") or "") + " " +
-             form.text_content()).lower()
-    if "password" in types:
-        return "login"
-    if "search" in types or (len(fields) <= 2 and re.search(r"\b(q|s|search|query)\b", names)):
-        return "search"
-    if re.search(r"book|appointment|reserv|check-?in|จอง|นัด|ဘိုကင်|ချိန်း", words) or (
-            types & {"date", "time", "datetime-local"} and "textarea" not in types):
-        return "booking"
-    if "textarea" in types or (types & {"tel"}) or (
-            "email" in types and len(fields) >= 3):
-        return "contact"
-    if "email" in types or re.search(r"newsletter|subscribe", words):
-        return "newsletter"
-    return "other"
-
-
-def forms_of(tree: lxml.html.HtmlElement, url: str,
-             deadline: Deadline | None = None) -> list[dict[str, Any]]:
-    """The page's forms (the first :data:`MAX_FORMS`), with purpose, action and fields."""
-    forms = []
-    for form in islice(tree.iter("form"), MAX_FORMS):
-        if deadline is not None:
-            deadline.check()
-        fields = [f.get("name") or f.get("type") or f.tag
-                  for f in _fields(form, ("hidden", "submit"))]
-        forms.append({"page": url, "purpose": classify_form(form),
-                      "action": _join(url, form.get("action") or "") if form.get("action")
-                      else url, "fields": fields[:12]})
-    return forms
-
-
-def _fields(form: lxml.html.HtmlElement, skip: tuple[str, ...]) -> list[lxml.html.HtmlElement]:
-    """The inputs (but those of a ``skip`` type), text areas and selects of ``form``, in
-    document order: the first :data:`MAX_FIELDS` of its fields. (Walked, not XPath: a
-    union of three paths dedups each node set against the others, quadratic.)"""
-    return [field for field in islice(form.iter("input", "textarea", "select"), MAX_FIELDS)
-            if field.tag != "input" or field.get("type") not in skip]
 
 
 def sources_of(url: str, sources: Iterable[str]) -> list[str]:
@@ -170,29 +115,6 @@ def find_address(tree: lxml.html.HtmlElement, nodes: list[str]) -> str:
             if score > best_score:
                 best, best_score = text, score
     return " ".join(best.split())[:200]
-
-
-def detect_language(text: str, html_lang: str = "") -> str:
-    """en, th, my or other, from the script of the text (the lang attribute breaks ties)."""
-    thai = sum(map(len, _THAI.findall(text)))
-    burmese = sum(map(len, _MYANMAR.findall(text)))
-    latin_words = _LATIN.findall(text)
-    latin = sum(map(len, latin_words))
-    total = thai + burmese + latin
-    declared = html_lang.lower().split("-")[0]
-    if total == 0:
-        return declared if declared in ("en", "th", "my") else "other"
-    if thai / total >= 0.3 and thai >= burmese:
-        return "th"
-    if burmese / total >= 0.3:
-        return "my"
-    words = [word.lower() for word in latin_words]
-    english = sum(map(_ENGLISH_HINTS.__contains__, words))
-    if declared == "en" or (words and english / len(words) >= 0.05):
-        return "en"
-    if not declared and len(words) < 20:
-        return "en"  # a few undeclared Latin words ("Coming soon"): English is the best bet
-    return declared if declared in ("th", "my") else "other"
 
 
 def _items(data: Any) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ markets (Thailand, Myanmar) are tried in turn.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -88,6 +89,53 @@ def to_e164(raw: str, region: str | None) -> str | None:
         if valid or (region and phonenumbers.is_possible_number(number)):
             return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
     return None
+
+
+#: A number written with x for digits: "08x-xxx-xxxx", "+66 xx xxx xxxx".
+PLACEHOLDER_TEXT = re.compile(r"(?<![\w+])\+?[0-9xX]{1,4}(?:[ .-][0-9xX]{2,5}){1,4}(?![\w])")
+#: Words around a number that make it something else: a bank account, a tax or company
+#: registration number, an order or invoice (English, Thai, Burmese, Japanese, Korean,
+#: Chinese, Vietnamese, Indonesian, Bengali, Hindi, Arabic).
+NOT_A_PHONE = re.compile(
+    r"\bbank\b|account|\ba/c\b|\bacc(t)?\.? ?no|iban|swift|\btax\b|\bvat\b|"
+    r"\b(reg(istration)?|licen[cs]e|company|business|permit)\.? ?(no|number|#)|"
+    r"\b(order|invoice|ref(erence)?|receipt|isbn|sku|id)\.? ?(no|number|#|:)|"
+    r"บัญชี|ธนาคาร|เลขประจำตัวผู้เสียภาษี|ผู้เสียภาษี|ทะเบียน|ဘဏ်|口座|振込|銀行|계좌|은행|"
+    r"사업자|账号|帳號|银行|銀行|tài khoản|ngân hàng|rekening|\bbank\b|হিসাব|ব্যাংক|"
+    r"खाता|बैंक|حساب|بنك|مصرف", re.I)
+_ASCENDING = "01234567890"
+_DESCENDING = "9876543210"
+
+
+def is_placeholder(raw: str) -> bool:
+    """Whether a phone as written is a template leftover: digits written as x
+    ("08x-xxx-xxxx"), one digit repeated ("000-000-0000"), or its last digits (up to
+    nine, at least seven) one run of consecutive digits ("123 456 7890",
+    "+1 234 567 890"; a real number may hold a shorter run: "09-450-123-456")."""
+    if re.search(r"[xX]{2}|\d[xX]|[xX]\d", raw):
+        return True
+    digits = "".join(str(_digit(c)) for c in raw if c.isdigit())
+    if len(digits) < 6:
+        return False
+    if len(set(digits[-7:])) == 1:
+        return True
+    tail = digits[-9:]
+    return len(tail) >= 7 and (tail in _ASCENDING or tail in _DESCENDING)
+
+
+def _digit(char: str) -> int:
+    return unicodedata.digit(char, 0)
+
+
+def split_range(raw: str) -> list[str]:
+    """A range of numbers written as one ("035-721445-7": 035-721445 and 035-721447)
+    as its numbers; any other string as itself. The last group must be shorter than the
+    one before it, which has at least four digits."""
+    match = re.fullmatch(r"(.*?(\d{4,}))[-/~](\d{1,2})", raw.strip())
+    if match is None or len(match.group(3)) >= len(match.group(2)):
+        return [raw]
+    base, last = match.group(1), match.group(3)
+    return [base, base[: len(base) - len(last)] + last]
 
 
 def normalise_phones(raw: Iterable[str], region: str | None) -> tuple[list[str], list[str]]:

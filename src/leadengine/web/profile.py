@@ -13,7 +13,7 @@ PROFILE_SIGNALS = (
     "clarity", "contact_form", "online_booking", "ecommerce", "facebook_link", "facebook_only",
     "messaging_link", "social_link", "phone", "email", "address", "own_domain_email",
     "free_webmail", "https", "mobile_viewport", "has_website", "analytics", "chat_widget",
-    "online_payment", "call_to_action",
+    "online_payment", "call_to_action", "lead_capture_form", "platform_dependent",
 )
 
 
@@ -26,9 +26,13 @@ def build_profile(site: Site) -> dict[str, Any]:
         "url": site.page.url,
         "final_url": site.page.final_url,
         "language": site.language,
+        "languages": list(site.languages),
         "business": business,
         "contacts": {"phones": list(signals.phones), "emails": list(signals.emails),
-                     "address": signals.address, "social": dict(signals.social)},
+                     "address": signals.address, "social": dict(signals.social),
+                     "placeholder_phones": list(signals.placeholder_phones),
+                     "placeholder_emails": list(signals.placeholder_emails)},
+        "services": [dict(s) for s in signals.services],
         "signals": {name: signals[name] for name in PROFILE_SIGNALS},
         "unknown": list(signals.unknown),
         "evidence": dict(signals.evidence),

@@ -18,10 +18,13 @@ SOCIAL_HOSTS = {
 #: Hosts / schemes of messaging apps.
 MESSAGING = {"m.me": "messenger", "messenger.com": "messenger", "line.me": "line",
              "lin.ee": "line", "wa.me": "whatsapp", "whatsapp.com": "whatsapp",
-             "viber.com": "viber", "invite.viber.com": "viber"}
+             "viber.com": "viber", "invite.viber.com": "viber", "t.me": "telegram",
+             "telegram.me": "telegram", "open.kakao.com": "kakaotalk",
+             "pf.kakao.com": "kakaotalk", "zalo.me": "zalo"}
 
 
-MESSAGING_SCHEMES = {"viber": "viber", "whatsapp": "whatsapp", "line": "line"}
+MESSAGING_SCHEMES = {"viber": "viber", "whatsapp": "whatsapp", "line": "line",
+                     "tg": "telegram"}
 
 
 class Rule:
@@ -107,7 +110,7 @@ TRACKERS = {
                              ("gtag(", r"\s*['\"]config")),
     "google_tag_manager": Rule(("googletagmanager.com/gtm.js", ""), ("GTM-", "[A-Z0-9]{4,}")),
     "meta_pixel": Rule(("connect.facebook.net/", r"[^\"']*/fbevents\.js"),
-                       ("fbq(", r"\s*['\"]init")),
+                       ("fbq(", r"\s*['\"]init"), ("facebook.com/tr", r"/?\?id=\d")),
     "tiktok_pixel": Rule(*_words("analytics.tiktok.com", "ttq.load(")),
     "hotjar": Rule(*_words("static.hotjar.com", "hotjar.com/c/hotjar")),
     "clarity": Rule(*_words("clarity.ms/tag")),
@@ -115,18 +118,10 @@ TRACKERS = {
 
 
 # The patterns below are searched in lower-cased text.
-#: Booking widgets and engines.
-BOOKING = Rule(*_words("calendly.com", "simplybook.", "setmore.com", "fresha.com", "opentable.",
-                       "booksy.com", "acuityscheduling.com", "cloudbeds.com", "siteminder.",
-                       "hotelrunner.com", "booking-engine", "/book-online", "/booking-online",
-                       "squareup.com/appointments", "tablecheck.com", "chope.co",
-                       "hungryhub.com"))
-
-
 #: Shops and carts (in addresses, scripts, class names and ids).
-ECOMMERCE = Rule(("cdn.shopify.com", ""), ("woocommerce", ""), ("/cart", r"\b"),
-                 ("add", "[-_ ]to[-_ ]cart"),
-                 *_words("data-product-id", "shopee.", "lazada."))
+#: Shop platforms and marketplaces are in the service catalogue (data/services.yaml);
+#: these are the marks of any shop.
+ECOMMERCE = Rule(("/cart", r"\b"), ("add", "[-_ ]to[-_ ]cart"), *_words("data-product-id"))
 
 
 #: Live-chat widgets (operational maturity).
@@ -157,6 +152,35 @@ FREE_WEBMAIL = ("gmail.com", "yahoo.com", "hotmail.com", "outlook.com", "live.co
 #: Hosts that are a platform page, not a site the business owns.
 PLATFORM_HOSTS = ("facebook.com", "fb.com", "instagram.com", "linktr.ee", "lin.ee", "line.me",
                   "tiktok.com", "beacons.ai", "bio.link")
+
+
+#: Domains of e-mail addresses that templates ship with: never a business's own.
+PLACEHOLDER_EMAIL_DOMAINS = frozenset({
+    "example.com", "example.org", "example.net", "domain.com", "yourdomain.com",
+    "yoursite.com", "yourwebsite.com", "yourcompany.com", "company.com", "website.com",
+    "mydomain.com", "mysite.com", "email.com", "youremail.com", "sitename.com", "test.com",
+    "sample.com", "acme.com", "mail.example", "site.com", "businessname.com", "xyz.com",
+    "abc.com", "demo.com", "placeholder.com", "domainname.com", "yourbusiness.com"})
+#: Name parts that only a template writes ("your@...", "email@email.com").
+_PLACEHOLDER_NAMES = re.compile(r"^(your|youremail|yourname|your\.?name|name|email|user|"
+                                r"username|someone|john\.?doe|jane\.?doe|test)$")
+#: "logo@2x.png": image and asset names look like addresses.
+_ASSET_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".avif", ".css", ".js",
+                   ".ico", ".bmp", ".tiff", ".mp4", ".woff", ".woff2")
+
+
+def email_kind(address: str) -> str | None:
+    """"placeholder" for a template's address, None for an asset name ("logo@2x.png"),
+    else "real"."""
+    lowered = address.lower()
+    if lowered.endswith(_ASSET_SUFFIXES):
+        return None
+    name, _, domain = lowered.rpartition("@")
+    if (domain in PLACEHOLDER_EMAIL_DOMAINS
+            or (_PLACEHOLDER_NAMES.match(name) and domain.split(".")[0] in (name, "email",
+                                                                          "domain", "mail"))):
+        return "placeholder"
+    return "real"
 
 
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I)

@@ -17,9 +17,12 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 from lxml import etree
 
+from leadengine.web.channels import MESSAGING_APPS, booking_links, channel_flags, is_profile_link
 from leadengine.web.extract import MAX_LINKS, MAX_SCANNED, Deadline, text_nodes
-from leadengine.web.facts import find_address, forms_of, json_ld_business, sources_of
-from leadengine.web.signal_rules import BOOKING as BOOKING
+from leadengine.web.facts import find_address, json_ld_business, sources_of
+from leadengine.web.forms import LEAD_PURPOSES, forms_of
+from leadengine.web.phones import NOT_A_PHONE, PLACEHOLDER_TEXT, is_placeholder
+from leadengine.web.services import ServiceHit, find_services
 from leadengine.web.signal_rules import CALL_TO_ACTION as CALL_TO_ACTION
 from leadengine.web.signal_rules import CHAT as CHAT
 from leadengine.web.signal_rules import ECOMMERCE as ECOMMERCE
@@ -34,6 +37,7 @@ from leadengine.web.signal_rules import PLATFORM_HOSTS as PLATFORM_HOSTS
 from leadengine.web.signal_rules import SOCIAL_HOSTS as SOCIAL_HOSTS
 from leadengine.web.signal_rules import TRACKERS as TRACKERS
 from leadengine.web.signal_rules import Rule as Rule
+from leadengine.web.signal_rules import email_kind as email_kind
 from leadengine.web.signal_rules import find_emails as find_emails
 
 
@@ -55,6 +59,11 @@ class Signals:
     iframes: list[str] = field(default_factory=list)
     #: The page itself is on Facebook (a page URL given as the "website").
     platform_host: bool = False
+    #: Third-party services the pages use (:meth:`ServiceHit.as_dict`), first seen first.
+    services: list[dict[str, Any]] = field(default_factory=list)
+    #: Phones and e-mails that are template leftovers ("08x-xxx-xxxx", info@example.com).
+    placeholder_phones: list[str] = field(default_factory=list)
+    placeholder_emails: list[str] = field(default_factory=list)
 
     def note(self, name: str, value: bool, evidence: str = "") -> None:
         """Raise flag ``name`` if ``value`` holds; a flag once raised stays raised (the
@@ -87,6 +96,9 @@ _NAMES_WORK = etree.XPath("count(//@class) * count(//@id)")
 #: XPath union, which is faster than a walk on real pages (a 300 KB page builder's page,
 #: 1,100 classes and 150 ids: 0.7 ms, a walk 2.5 ms) and quadratic on hostile ones.
 _NAMES_UNION_LIMIT = 1_000_000
+#: Characters of inline script searched for the catalogue's services (they load by
+#: address; inline code only names a few, near its start).
+_MAX_INLINE_SERVICES = 200_000
 
 
 def links_of(tree: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
@@ -140,15 +152,21 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
     deadline.check()
 
     signals.forms = forms_of(tree, url, deadline)
-    lead_forms = [f for f in signals.forms if f["purpose"] == "contact"]
-    signals.note("contact_form", bool(lead_forms), _form_evidence(lead_forms[0])
-                 if lead_forms else "")
     # Lower-cased once: the patterns below are written in lower case.
     sources_l, links_l, inline_l = source_text.lower(), "\n".join(links).lower(), inline.lower()
-    booking, booking_evidence = _first(BOOKING, sources_l, links_l)
+    actions_l = "\n".join(f["action"] for f in signals.forms).lower()
+    hits = find_services([("iframe", "\n".join(iframes).lower()), ("form action", actions_l),
+                          ("script", "\n".join(scripts).lower()), ("link", links_l),
+                          ("inline script", inline_l[:_MAX_INLINE_SERVICES])])
+    signals.services = [hit.as_dict() for hit in hits]
+    _form_signals(signals, hits)
+    booking = [h for h in hits if "booking" in h.service.kinds]
     booking_form = [f for f in signals.forms if f["purpose"] == "booking"]
-    signals.note("online_booking", booking or bool(booking_form), booking_evidence or (
-        _form_evidence(booking_form[0]) if booking_form else ""))
+    booking_link = booking_links(links_of(tree), url, deadline) if not booking else []
+    signals.note("online_booking", bool(booking or booking_form or booking_link),
+                 _hit_evidence(booking[0]) if booking else
+                 _form_evidence(booking_form[0]) if booking_form else
+                 booking_link[0] if booking_link else "")
     signals.note("chat_widget", *_first(CHAT, sources_l, inline_l, links_l))
     signals.note("online_payment", *_first(PAYMENT, sources_l, inline_l, links_l))
     deadline.check()
@@ -158,12 +176,35 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
     signals.note("call_to_action", bool(cta),
                  actions[cta.start():cta.end()] if cta else "")
     names = (actions + " " + " ".join(_names(tree, deadline))).lower()
-    signals.note("ecommerce", *_first(ECOMMERCE, sources_l, links_l, inline_l, names))
+    shops = [h for h in hits if {"shop", "ordering"} & set(h.service.kinds)]
+    signals.note("ecommerce", *((True, _hit_evidence(shops[0])) if shops else
+                                _first(ECOMMERCE, sources_l, links_l, inline_l, names)))
     deadline.check()
     signals.scripts = sources_of(url, scripts)
     signals.iframes = sources_of(url, iframes)
     signals.business = json_ld_business(tree)
     return signals
+
+
+def _form_signals(signals: Signals, hits: list[ServiceHit]) -> None:
+    """``contact_form`` and ``lead_capture_form`` from the page's forms and the hosted
+    form services it embeds (an iframe), posts to or links to."""
+    lead_forms = [f for f in signals.forms if f["purpose"] in LEAD_PURPOSES]
+    # A booking form with a message box takes enquiries too.
+    contact = [f for f in lead_forms if f["purpose"] == "contact" or f.get("message")]
+    hosted = [h for h in hits if h.service.kinds == ("form",)
+              and h.where in ("iframe", "form action", "link")]
+    embedded = [h for h in hosted if h.where == "iframe"]
+    signals.note("contact_form", bool(contact or embedded),
+                 _form_evidence(contact[0]) if contact else
+                 _hit_evidence(embedded[0]) if embedded else "")
+    signals.note("lead_capture_form", bool(lead_forms or hosted),
+                 _form_evidence(lead_forms[0]) if lead_forms else
+                 _hit_evidence(hosted[0]) if hosted else "")
+
+
+def _hit_evidence(hit: ServiceHit) -> str:
+    return f"{hit.service.name} ({hit.where}): {hit.evidence}"
 
 
 def _link_signals(signals: Signals, tree: lxml.html.HtmlElement, url: str,
@@ -172,7 +213,7 @@ def _link_signals(signals: Signals, tree: lxml.html.HtmlElement, url: str,
     links = _links(tree, url, deadline)
     _read_links(signals, links)
     signals.note("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
-    messaging = [a for a in ("whatsapp", "viber", "messenger", "line") if a in signals.social]
+    messaging = [a for a in MESSAGING_APPS if a in signals.social]
     signals.note("messaging_link", bool(messaging),
                  signals.social[messaging[0]] if messaging else "")
     social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
@@ -200,7 +241,8 @@ def _sources(tree: lxml.html.HtmlElement, deadline: Deadline
     everything: list[str] = []
     for element in islice(tree.iter("script", "iframe", "link"), MAX_LINKS):
         deadline.tick()
-        value = element.get("href" if element.tag == "link" else "src")
+        value = element.get("href") if element.tag == "link" else (
+            element.get("src") or element.get("data-src") or element.get("data-lazy-src"))
         if value is None:
             continue
         everything.append(value)
@@ -292,11 +334,44 @@ def text_signals(signals: Signals, tree: lxml.html.HtmlElement, nodes: list[str]
     # Only the words with an "@" can hold an address: the regex never scans the rest.
     at_words = (" ".join(word for word in page_text.split() if "@" in word)
                 if "@" in page_text else "")
-    signals.emails = _unique(signals.emails + find_emails(at_words))[:MAX_CONTACTS]
-    signals.phones = _unique(signals.phones + [p.strip() for p in PHONE.findall(page_text)]
-                             )[:MAX_CONTACTS]
+    emails = _unique(signals.emails + find_emails(at_words))
+    kinds = {e: email_kind(e) for e in emails}
+    signals.emails = [e for e in emails if kinds[e] == "real"][:MAX_CONTACTS]
+    signals.placeholder_emails = _unique(signals.placeholder_emails + [
+        e for e in emails if kinds[e] == "placeholder"])[:MAX_CONTACTS]
+    signals.phones = _unique(signals.phones + _phones_in(page_text, nodes))[:MAX_CONTACTS]
+    signals.placeholder_phones = _unique(
+        signals.placeholder_phones + [m.group().strip() for m in PLACEHOLDER_TEXT.finditer(
+            page_text) if is_placeholder(m.group())])[:MAX_CONTACTS]
     signals.address = signals.business.get("address") or find_address(tree, nodes)
     return derive(signals)
+
+
+def _phones_in(page_text: str, nodes: list[str]) -> list[str]:
+    """Phone numbers written in the text, but those after words that make them a bank
+    account, a tax id or an order number (on their line, or on the line before when the
+    number is a text node of its own: "<b>Account no:</b> 012-3-45678-9"), and the
+    text nodes that are nothing but a number of 9 to 15 digits (a footer's "7477217141"
+    after a phone icon: written without 0 or +, the pattern above misses it)."""
+    found = []
+    for match in PHONE.finditer(page_text):
+        line_start = page_text.rfind("\n", 0, match.start()) + 1
+        context = page_text[line_start: match.start()]
+        if not context.strip() and line_start:  # the number is its own node: its label
+            context = page_text[page_text.rfind("\n", 0, line_start - 1) + 1: line_start]
+        if not NOT_A_PHONE.search(context[-120:]):
+            found.append(match.group().strip())
+        if len(found) >= MAX_CONTACTS:
+            return found
+    for i, node in enumerate(nodes):
+        if (9 <= len(node) <= 22 and node[0] in _BARE_START and _BARE_PHONE.fullmatch(node)
+                and not (i and NOT_A_PHONE.search(nodes[i - 1][-120:]))):
+            found.append(node.strip())
+    return found
+
+
+_BARE_START = frozenset("0123456789+( ")
+_BARE_PHONE = re.compile(r"\s*\+?\(?\d[\d ()-]{7,18}\d\s*")
 
 
 _NETWORK_DOMAINS = (*SOCIAL_HOSTS, *MESSAGING)
@@ -316,7 +391,8 @@ def _read_links(signals: Signals, links: list[str]) -> None:
             domain = ".".join(labels[i:])
             for table in (SOCIAL_HOSTS, MESSAGING):
                 network = table.get(domain)
-                if network is not None and network not in signals.social:
+                if network is not None and network not in signals.social and (
+                        table is MESSAGING or is_profile_link(link)):
                     signals.social[network] = link
         if scheme in MESSAGING_SCHEMES and MESSAGING_SCHEMES[scheme] not in signals.social:
             signals.social[MESSAGING_SCHEMES[scheme]] = link
@@ -350,6 +426,10 @@ def merge_signals(pages: list[Signals]) -> Signals:
         merged.address = merged.address or page.address
         merged.business = {**page.business, **merged.business}
         merged.forms += page.forms
+        known = {s["name"] for s in merged.services}
+        merged.services += [s for s in page.services if s["name"] not in known]
+        merged.placeholder_phones = _unique(merged.placeholder_phones + page.placeholder_phones)
+        merged.placeholder_emails = _unique(merged.placeholder_emails + page.placeholder_emails)
         merged.scripts = list(dict.fromkeys(merged.scripts + page.scripts))
         merged.iframes = list(dict.fromkeys(merged.iframes + page.iframes))
     return derive(merged)
@@ -359,8 +439,9 @@ def derive(signals: Signals) -> Signals:
     """Recompute the signals that depend on others (contacts, address, Facebook-only,
     trackers hidden in Tag Manager)."""
     for key, target in (("telephone", signals.phones), ("email", signals.emails)):
-        if signals.business.get(key) and signals.business[key] not in target:
-            target.append(signals.business[key])
+        value = signals.business.get(key)
+        if value and value not in target and (key == "telephone" or email_kind(value) == "real"):
+            target.append(value)
     signals.note("address", bool(signals.address), signals.address)
     signals.unknown = []
     if signals["google_tag_manager"]:
@@ -377,14 +458,13 @@ def derive(signals: Signals) -> Signals:
     own = [e for e in signals.emails if e not in free]
     signals.note("free_webmail", bool(free), ", ".join(free[:3]))
     signals.note("own_domain_email", bool(own), ", ".join(own[:3]))
-    only_facebook = signals["facebook_link"] and not any(
-        signals[n] for n in ("contact_form", "online_booking", "ecommerce", "own_domain_email"))
-    signals.flags["facebook_only"] = only_facebook or signals.platform_host
-    signals.evidence.pop("facebook_only", None)
-    if signals.flags["facebook_only"]:
-        signals.evidence["facebook_only"] = (
-            "Facebook is the only owned-channel contact (no form, booking, shop or own-domain "
-            "email): " + signals.social.get("facebook", ""))
+    for name, (value, evidence) in channel_flags(signals.flags, signals.social,
+                                                 signals.services,
+                                                 signals.platform_host).items():
+        signals.flags[name] = value
+        signals.evidence.pop(name, None)
+        if value:
+            signals.evidence[name] = evidence[:200]
     return signals
 
 

@@ -21,10 +21,10 @@ from leadengine.web.extract import (
     parse_html,
     text_nodes,
 )
-from leadengine.web.facts import detect_language
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
 from leadengine.web.injection import find_injections, strip_injections
-from leadengine.web.phones import normalise_phones, site_region
+from leadengine.web.language import detect_language, page_languages
+from leadengine.web.phones import is_placeholder, normalise_phones, site_region, split_range
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, markup_signals, merge_signals, text_signals
 
@@ -73,8 +73,10 @@ class Site:
     pages: tuple[str, ...] = ()
     #: Subpages that could not be read, with the reason.
     failed_pages: tuple[str, ...] = ()
-    #: Main language of the site's text: en, th, my or other.
-    language: str = "other"
+    #: The homepage's language (ISO 639-1: en, th, my, ja...; "und" when it cannot tell).
+    language: str = "und"
+    #: The languages of the pages read, homepage's first.
+    languages: tuple[str, ...] = ()
     #: Per page read: url, title, language, characters of HTML.
     page_info: tuple[dict[str, object], ...] = ()
     #: Sentences addressed to an AI (prompt injection), removed from ``text``/``content``.
@@ -234,25 +236,40 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
     # Hidden text (display:none) never reaches the evaluator, but is reported too.
     for part in parts:
         injections += find_injections("\n".join(part.nodes))
-    language = detect_language(text, home.html_lang)
+    page_langs = [detect_language(_page_text(p), p.html_lang) for p in parts]
+    language = page_langs[0]
     canonical_phones(signals, home.page.final_url, language)
     content = text + "\n\n" + signals_block(signals)
     info = tuple({"url": p.page.final_url, "title": p.extracted.title,
-                  "chars": len(p.page.html),
-                  "language": detect_language(p.extracted.text, p.html_lang),
-                  "truncated": p.page.truncated} for p in parts)
+                  "chars": len(p.page.html), "language": lang,
+                  "truncated": p.page.truncated} for p, lang in zip(parts, page_langs,
+                                                                   strict=True))
     return Site(page=home.page, extracted=home.extracted, signals=signals, content=content,
                 text=text, pages=tuple(p.page.final_url for p in parts),
                 failed_pages=tuple(failed), language=language,
+                languages=tuple(page_languages(page_langs)),
                 page_info=info, injections=tuple(dict.fromkeys(injections)))
+
+
+def _page_text(part: PageRead) -> str:
+    """What a page's language is read from: its title and main text, else (a page the
+    extractor finds no main text in) its visible text nodes."""
+    text = part.extracted.title + "\n" + part.extracted.text
+    if len(part.extracted.text) < 200:
+        text += "\n" + "\n".join(part.nodes)[:20_000]
+    return text
 
 
 def canonical_phones(signals: Signals, url: str, language: str) -> None:
     """The site's phones in E.164, de-duplicated, read in the site's country; the
     strings as the site wrote them stay in the evidence."""
+    raw = [number for text in signals.phones for number in split_range(text)]
+    placeholders = [text for text in raw if is_placeholder(text)]
+    signals.placeholder_phones = list(dict.fromkeys(signals.placeholder_phones + placeholders))
+    raw = [text for text in raw if text not in placeholders]
     region = site_region(url, language, signals.address,
-                         str(signals.business.get("country") or ""), signals.phones)
-    signals.phones, written = normalise_phones(signals.phones, region)
+                         str(signals.business.get("country") or ""), raw)
+    signals.phones, written = normalise_phones(raw, region)
     signals.flags["phone"] = bool(signals.phones)
     signals.evidence.pop("phone", None)
     if written:

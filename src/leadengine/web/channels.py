@@ -1,0 +1,136 @@
+"""How a business can be reached or bought from online, and whether it owns any of it.
+
+``facebook_only``
+    Facebook (a page or Messenger) is the business's sole online channel: a Facebook page
+    is linked (or the "website" is the Facebook page itself) and the site shows no form
+    that collects a way to reach the visitor, no online booking, no shop or ordering, no
+    e-mail on its own domain, and no other messaging app or marketplace. A dental clinic
+    whose site is a brochure with a phone number and a "Message us on Facebook" button is
+    Facebook-only; the same clinic with a LINE link is not (it is platform-dependent).
+
+``platform_dependent``
+    Every online way to reach or buy from the business goes through a third-party
+    platform it does not own: Facebook, Messenger, LINE, WhatsApp, Viber, Telegram,
+    KakaoTalk, Zalo, or marketplaces and delivery apps (Shopee, Lazada, Grab, foodpanda,
+    Booking.com, Agoda...). A site with a LINE link, a Shopee shop and a Gmail address is
+    platform-dependent; one with its own enquiry form, booking widget, shop (Shopify,
+    WooCommerce) or own-domain e-mail is not. Phones and street addresses are offline
+    channels and do not count either way. Facebook-only implies platform-dependent.
+
+A link is a booking link when its text asks to book ("Book appointment", จอง, 予約, 예약)
+and it leads to another site (not a social or messaging app): the booking happens there,
+with a provider the catalogue may not list yet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from itertools import islice
+from typing import Any
+from urllib.parse import urlsplit
+
+import lxml.html
+
+from leadengine.web.extract import Deadline
+from leadengine.web.signal_rules import MESSAGING, SOCIAL_HOSTS
+
+#: Messaging apps (the networks of :data:`MESSAGING`) as channels.
+MESSAGING_APPS = ("whatsapp", "viber", "messenger", "line", "telegram", "kakaotalk", "zalo")
+#: Words of a link that asks to book.
+BOOKING_TEXT = re.compile(
+    r"\bbook(ing)?\b|appointment|\breserv|\bschedule (a|an|your)\b|"
+    r"จอง|นัดหมาย|ဘိုကင်|ချိန်းဆို|予約|예약|预约|預約|预订|預訂|đặt lịch|đặt bàn|đặt phòng|"
+    r"đặt hẹn|janji temu|reservasi|অ্যাপয়েন্টমেন্ট|बुक करें|अपॉइंटमेंट|حجز|احجز|موعد", re.I)
+#: External links examined for booking words (a page has a few dozen).
+MAX_EXTERNAL_LINKS = 300
+#: First path segments of social links that are not a business's profile.
+_NOT_PROFILE = frozenset({"sharer", "sharer.php", "share.php", "dialog", "plugins",
+                          "tr", "login", "login.php", "policies", "privacy", "help", "intent",
+                          "sharearticle", "home.php", "watch", "legal", "terms", "about"})
+_NETWORK_HOSTS = (*SOCIAL_HOSTS, *MESSAGING)
+
+
+def is_profile_link(url: str) -> bool:
+    """Whether a social-network link points to someone's profile or page, not the
+    network's home page, a share button or the tracking pixel."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False  # "http://[x": no address at all (urllib raises)
+    segments = [s for s in parts.path.split("/") if s]
+    if not segments:
+        return bool(parts.query and ("id=" in parts.query))  # profile.php?id=...
+    if segments[0].lower() == "share":
+        return len(segments) > 1  # facebook.com/share/<id>/ opens a page; share?u= shares
+    return segments[0].lower() not in _NOT_PROFILE
+
+
+def booking_links(anchors: Iterable[lxml.html.HtmlElement], url: str,
+                  deadline: Deadline | None = None) -> list[str]:
+    """Evidence for each link to another site whose text asks to book (the first
+    :data:`MAX_EXTERNAL_LINKS` external links are read)."""
+    own = _site_of(_host(url))
+    found = []
+    for anchor in islice((a for a in anchors if _external(a.get("href", ""), own)),
+                         MAX_EXTERNAL_LINKS):
+        if deadline is not None:
+            deadline.tick()
+        text = " ".join(" ".join(filter(None, (anchor.text_content()[:200],
+                                               anchor.get("title"),
+                                               anchor.get("aria-label")))).split())
+        if BOOKING_TEXT.search(text):
+            found.append(f"link {text[:80]!r} to {anchor.get('href', '')[:150]}")
+    return found
+
+
+def _external(href: str, own: str) -> bool:
+    if not href.startswith(("http://", "https://", "//")):
+        return False
+    host = _host(href if not href.startswith("//") else "http:" + href)
+    if not host or _site_of(host) == own:
+        return False
+    return not any(host == h or host.endswith("." + h) for h in _NETWORK_HOSTS)
+
+
+def _host(url: str) -> str:
+    """The host of ``url``, "" when urllib cannot read it ("http://[x", port 99999)."""
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+
+
+def _site_of(host: str) -> str:
+    return host.lower().removeprefix("www.")
+
+
+def channel_flags(flags: dict[str, bool], social: dict[str, str],
+                  services: Sequence[dict[str, Any]], platform_host: bool
+                  ) -> dict[str, tuple[bool, str]]:
+    """``facebook_only`` and ``platform_dependent``, each with its evidence."""
+    apps = [n for n in MESSAGING_APPS if n in social and n != "messenger"]
+    marketplaces = [s["name"] for s in services if s.get("platform")]
+    own = [name for name in ("lead_capture_form", "contact_form", "own_domain_email")
+           if flags.get(name)]
+    own += [s["name"] for s in services if not s.get("platform") and s["kinds"] != ["form"]]
+    if flags.get("online_booking") and not any(
+            s.get("platform") and "booking" in s["kinds"] for s in services):
+        own.append("online booking")
+    if flags.get("ecommerce") and not any(
+            s.get("platform") and {"shop", "ordering"} & set(s["kinds"]) for s in services):
+        own.append("online shop")
+    facebook = "facebook" in social or "messenger" in social or platform_host
+    platforms = (["Facebook"] if facebook else []) + apps + marketplaces
+    facebook_only = platform_host or (facebook and not own and not apps and not marketplaces)
+    result = {
+        "facebook_only": (facebook_only, (
+            "Facebook is the only online channel (no form, booking, shop, own-domain e-mail "
+            "or other messaging app): " + (social.get("facebook") or social.get("messenger")
+                                            or "the website is a Facebook page"))
+            if facebook_only else ""),
+        "platform_dependent": (bool(platforms) and not own, (
+            "every online channel is a third-party platform: " + ", ".join(platforms))
+            if platforms and not own else ""),
+    }
+    return result
