@@ -41,6 +41,8 @@ _ADDRESS_NODES = 3000
 #: took 0.6 s to parse.
 MAX_JSON_LD_BLOCKS = 50
 MAX_JSON_LD_ITEMS = 10_000
+#: Headings read for the business's category.
+MAX_HEADINGS = 60
 
 
 def json_ld_business(tree: lxml.html.HtmlElement) -> dict[str, Any]:
@@ -62,6 +64,34 @@ def json_ld_business(tree: lxml.html.HtmlElement) -> dict[str, Any]:
                         "hours": _hours(item)}
             return {k: v for k, v in business.items() if v}
     return {}
+
+
+def json_ld_types(tree: lxml.html.HtmlElement) -> list[str]:
+    """Every ``@type`` of the page's JSON-LD objects, in document order, without repeats
+    ("Dentist", "Organization", "WebSite")."""
+    types: list[str] = []
+    for block in _json_ld_blocks(tree):
+        try:
+            data = json.loads(block.strip())
+        except (ValueError, RecursionError):
+            continue
+        for item in _items(data):
+            kinds = item.get("@type", "")
+            for kind in kinds if isinstance(kinds, list) else [kinds]:
+                if isinstance(kind, str) and kind and kind not in types:
+                    types.append(kind)
+    return types[:50]
+
+
+def headings_of(tree: lxml.html.HtmlElement) -> list[str]:
+    """The texts of the page's first :data:`MAX_HEADINGS` h1-h3 headings (each under 200
+    characters: a heading that long is a paragraph styled big)."""
+    texts = []
+    for heading in islice(tree.iter("h1", "h2", "h3"), MAX_HEADINGS):
+        text = " ".join(heading.text_content().split())
+        if text and len(text) < 200:
+            texts.append(text)
+    return texts
 
 
 def _json_ld_blocks(tree: lxml.html.HtmlElement) -> list[str]:

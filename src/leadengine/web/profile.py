@@ -21,7 +21,9 @@ def build_profile(site: Site) -> dict[str, Any]:
     """The profile of a loaded site."""
     signals = site.signals
     business = dict(signals.business)
-    business.setdefault("name", site.extracted.site_name or site.extracted.title)
+    name, source, _ = site.business_name()
+    business["name"], business["name_source"] = name, source
+    business["category"] = site.category.as_dict()
     return {
         "url": site.page.url,
         "final_url": site.page.final_url,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import httpx
@@ -11,6 +11,7 @@ import lxml.html
 
 from leadengine.config import Settings
 from leadengine.errors import FetchError, LeadEngineError
+from leadengine.web.category import Category, CategoryClues, classify
 from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import (
     Deadline,
@@ -21,9 +22,11 @@ from leadengine.web.extract import (
     parse_html,
     text_nodes,
 )
+from leadengine.web.facts import headings_of, json_ld_types
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
 from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.language import detect_language, page_languages
+from leadengine.web.naming import NameHints, name_candidates, name_hints, pick_name
 from leadengine.web.phones import is_placeholder, normalise_phones, site_region, split_range
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, markup_signals, merge_signals, text_signals
@@ -81,6 +84,19 @@ class Site:
     page_info: tuple[dict[str, object], ...] = ()
     #: Sentences addressed to an AI (prompt injection), removed from ``text``/``content``.
     injections: tuple[str, ...] = ()
+    #: What the homepage's markup says the business is called (logo, brand, h1...).
+    name_hints: NameHints = field(default_factory=NameHints)
+    #: What kind of business it is (:mod:`leadengine.web.category`).
+    category: Category = field(default_factory=lambda: Category("other", 0.0, "not read"))
+
+    def business_name(self) -> tuple[str, str, list[str]]:
+        """(name, where it was read, warnings for candidates passed over because they
+        address an AI): see :mod:`leadengine.web.naming`."""
+        host = self.page.final_url.split("//")[-1].split("/")[0].removeprefix("www.")
+        host = host.rsplit("@", 1)[-1].split(":")[0] if not host.startswith("[") else host
+        return pick_name(name_candidates(
+            str(self.signals.business.get("name") or ""), self.extracted.site_name,
+            self.extracted.title, self.name_hints, host))
 
     def warnings(self) -> list[str]:
         """What the evaluation could not see: unread subpages, a page cut at the byte cap."""
@@ -104,6 +120,11 @@ class PageRead:
     nodes: list[str]
     #: The ``<html lang>`` attribute, or "".
     html_lang: str
+    #: What the markup says the business is called.
+    name_hints: NameHints = field(default_factory=NameHints)
+    #: The page's JSON-LD ``@type`` values and h1-h3 headings (what it says it is).
+    json_ld_types: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
 
 
 def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
@@ -124,13 +145,17 @@ def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
     deadline.check()
     signals = markup_signals(tree, page.final_url, deadline)
     html_lang = _html_lang(tree)
+    types = tuple(json_ld_types(tree))
     drop_invisible(tree)
     nodes = text_nodes(tree)
     deadline.check()
     signals = text_signals(signals, tree, nodes)
+    hints = name_hints(tree, nodes)
+    headings = tuple(headings_of(tree))
     deadline.check()
     return PageRead(page=page, extracted=extract(page, tree, nodes, deadline),
-                    signals=signals, nodes=nodes, html_lang=html_lang)
+                    signals=signals, nodes=nodes, html_lang=html_lang, name_hints=hints,
+                    json_ld_types=types, headings=headings)
 
 
 def page_deadline(page: Page, cpu_seconds: float | None = None) -> Deadline:
@@ -244,11 +269,22 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
                   "chars": len(p.page.html), "language": lang,
                   "truncated": p.page.truncated} for p, lang in zip(parts, page_langs,
                                                                    strict=True))
-    return Site(page=home.page, extracted=home.extracted, signals=signals, content=content,
+    site = Site(page=home.page, extracted=home.extracted, signals=signals, content=content,
                 text=text, pages=tuple(p.page.final_url for p in parts),
                 failed_pages=tuple(failed), language=language,
                 languages=tuple(page_languages(page_langs)),
-                page_info=info, injections=tuple(dict.fromkeys(injections)))
+                page_info=info, injections=tuple(dict.fromkeys(injections)),
+                name_hints=home.name_hints)
+    name = site.business_name()[0]
+    kinds = tuple(dict.fromkeys(str(s.get("segment") or s["kinds"][0])
+                                for s in signals.services))
+    category = classify(CategoryClues(
+        json_ld_types=tuple(dict.fromkeys(t for p in parts for t in p.json_ld_types)),
+        name=name if name != "Unknown business" else "", title=home.extracted.title,
+        description=home.extracted.description,
+        headings=tuple(h for p in parts for h in p.headings), text=text,
+        service_kinds=kinds))
+    return replace(site, category=category)
 
 
 def _page_text(part: PageRead) -> str:

@@ -1,0 +1,208 @@
+"""The business's name, from the strongest source a site gives.
+
+Best first: the JSON-LD ``name``, ``og:site_name``, the logo's ``alt`` text, the brand
+in the header (an element whose class or id says brand, logo or site title), the part
+of the ``<title>`` that is a name (not "Home", not a tagline), the first ``<h1>``, then
+the domain. A title is split at its separators ("Home | Sakura Dental – Best Dentist
+in Shinjuku") and the part that the domain, the logo, the brand or the copyright line
+also names is taken; otherwise the first part that is neither a page word ("Home",
+"หน้าแรก", "ホーム") nor a tagline. A candidate that addresses an AI is passed over by
+the caller (:func:`leadengine.facts.pick_business_name`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+
+import lxml.html
+from lxml import etree
+
+from leadengine.web.injection import find_injections
+
+SEPARATORS = re.compile(r"\s+[|–—·•:»/]\s+|\s+-\s+|\s*\|\s*|\s+[~]\s+")
+#: Title parts that name a page, not a business.
+_PAGE_WORDS = re.compile(
+    r"^(home|home ?page|welcome|index|main|official (web)?site|website|top|page d'accueil|"
+    r"inicio|startseite|หน้าแรก|หน้าหลัก|ホーム|トップ|トップページ|홈|메인|首页|首頁|主页|"
+    r"trang chủ|beranda|halaman utama|الرئيسية|হোম|होम|ပင်မစာမျက်နှာ)$", re.I)
+_TAGLINE = re.compile(r"^(the )?(best|leading|top|no\.? ?1|#1|welcome to|your |we )", re.I)
+#: Elements read for a logo or a brand: the header comes first in a page.
+_MAX_HEAD_ELEMENTS = 2_000
+_BRAND = re.compile(r"brand|logo|site-?title|site-?name", re.I)
+_COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?)?\s*"
+                        r"(?:by\s+)?([^.|,©]{2,60})", re.I)
+_NOT_LETTERS = re.compile(r"[\W_]+")
+#: Names longer than this are sentences, not names.
+MAX_NAME = 120
+
+
+@dataclass(frozen=True)
+class NameHints:
+    """What a page's markup says the business is called, besides its metadata."""
+
+    logo_alt: str = ""
+    brand: str = ""
+    h1: str = ""
+    copyright: str = ""
+
+
+def name_hints(tree: lxml.html.HtmlElement, nodes: list[str]) -> NameHints:
+    """The logo's alt text, the header's brand, the first h1 and the copyright holder."""
+    logo = brand = h1 = ""
+    for element in islice(tree.iter(etree.Element), _MAX_HEAD_ELEMENTS):
+        tag = element.tag
+        marks = f"{element.get('class') or ''} {element.get('id') or ''}"
+        if not logo and tag == "img":
+            alt = _clean(element.get("alt") or "")
+            if alt and (_BRAND.search(marks + " " + (element.get("src") or ""))
+                        or _in_brand_link(element)):
+                logo = alt
+        elif not brand and tag in ("a", "div", "span", "p", "strong", "h1", "h2") and \
+                _BRAND.search(marks):
+            brand = _clean(element.text_content())
+        elif not h1 and tag == "h1":
+            h1 = _clean(element.text_content())
+        if logo and brand and h1:
+            break
+    copyright_holder = ""
+    for node in reversed(nodes[-200:]):
+        match = _COPYRIGHT.search(node)
+        if match:
+            copyright_holder = _clean(match.group(1))
+            break
+    return NameHints(logo, brand, h1, copyright_holder)
+
+
+def _in_brand_link(img: lxml.html.HtmlElement) -> bool:
+    """An image inside a link to the homepage, in the page's header."""
+    link = next(img.iterancestors("a"), None)
+    return link is not None and (link.get("href") or "").strip() in ("/", "./", "index.html",
+                                                                     "#", "/index.html")
+
+
+def _clean(text: str) -> str:
+    text = " ".join(text.split())
+    return text if 1 < len(text) <= MAX_NAME else ""
+
+
+def title_name(title: str, host: str = "", hints: NameHints | None = None,
+               site_name: str = "") -> str:
+    """The part of ``title`` that is the business's name."""
+    parts = [p.strip() for p in SEPARATORS.split(title) if p and p.strip()]
+    parts = [p for p in parts if not _PAGE_WORDS.match(p)]
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return parts[0]
+    known = [host.split(".")[0] if host else "", site_name]
+    if hints is not None:
+        known += [hints.logo_alt, hints.brand, hints.copyright]
+    others = [_key(v) for v in known if v]
+
+    def score(item: tuple[int, str]) -> tuple[int, int]:
+        order, part = item
+        key = _key(part)
+        named = sum(1 for other in others if len(key) >= 3 and len(other) >= 3 and (
+            key in other or other in key))
+        tagline = bool(_TAGLINE.match(part)) or len(part.split()) > 6
+        return (2 * named - 2 * tagline, -order)
+
+    return max(enumerate(parts), key=score)[1]
+
+
+def _key(text: str) -> str:
+    return _NOT_LETTERS.sub("", text.lower())
+
+
+def name_candidates(json_ld_name: str, site_name: str, title: str, hints: NameHints,
+                    host: str) -> Iterator[tuple[str, str, str]]:
+    """(where from, the text it is in, the name), best first: the site's own metadata;
+    a part of the title that another source confirms (the logo, the header's brand, the
+    h1, the copyright line or the domain: one holds the other, or they begin with the
+    same two words or more); the logo or brand when the domain or copyright confirms
+    it; the title's most name-like part; then the logo, brand, h1 and domain alone."""
+    yield "JSON-LD name", json_ld_name, json_ld_name
+    yield "og:site_name", site_name, site_name
+    logo = _logo_name(hints.logo_alt)
+    brand = hints.brand if len(hints.brand.split()) <= 8 else ""
+    domain = host.split(".")[0] if host and not host[0].isdigit() else ""
+    # The h1 last: it is often the page's own headline, which the title repeats.
+    others = [v for v in (logo, brand, hints.copyright, domain, hints.h1) if v]
+    parts = [p.strip() for p in SEPARATORS.split(title) if p and p.strip()]
+    for other in others:
+        for part in (p for p in parts if not _PAGE_WORDS.match(p)):
+            agreed = _agreement(part, other)
+            if agreed:
+                yield "title (confirmed by the page)", title, agreed
+    for value, source in ((logo, "logo alt text"), (brand, "header brand")):
+        if value and any(_agreement(value, v) for v in (hints.copyright, domain) if v):
+            yield source, hints.logo_alt if source == "logo alt text" else value, value
+    yield "title", title, title_name(title, host, hints, site_name)
+    yield "logo alt text", hints.logo_alt, logo
+    yield "header brand", brand, brand
+    yield "h1 heading", hints.h1, hints.h1
+    yield "domain", host, host
+
+
+def _agreement(part: str, other: str) -> str:
+    """``part`` when it and ``other`` name the same thing (one holds the other, ignoring
+    case, spaces and punctuation), else their common first words when there are at least
+    two ("Pim Nail Studio" in "Pim Nail Studio Korat gel nails" and "Pim Nail Studio
+    💅"), else ""."""
+    key, other_key = _key(part), _key(other)
+    if len(key) >= 3 and len(other_key) >= 3 and (key in other_key or other_key in key):
+        return part if len(key) <= len(other_key) or len(other_key) < 3 else (
+            part if other_key == key else _shorter(part, other))
+    words, other_words = part.split(), other.split()
+    common = 0
+    for mine, theirs in zip(words, other_words, strict=False):
+        if _key(mine) != _key(theirs) or not _key(mine):
+            break
+        common += 1
+    return " ".join(words[:common]).strip(" ,;:-|") if common >= 2 else ""
+
+
+def _shorter(part: str, other: str) -> str:
+    """Of two names one of which holds the other, the one that is held (the name
+    without its tagline)."""
+    return other if len(_key(other)) < len(_key(part)) else part
+
+
+def _tidy(name: str) -> str:
+    """``name`` without the symbols and punctuation around it ("Pim Nail Studio 💅",
+    "- Sakura Dental -"); a closing bracket or a final period ("Co., Ltd.") stays."""
+    start, end = 0, len(name)
+    while start < end and unicodedata.category(name[start])[0] in "SPZ" and \
+            name[start] not in "(\"'[":
+        start += 1
+    while end > start and unicodedata.category(name[end - 1])[0] in "SPZ" and \
+            name[end - 1] not in ").\"']":
+        end -= 1
+    return name[start:end]
+
+
+def _logo_name(alt: str) -> str:
+    """The alt text of a logo without the word logo ("Sakura Dental logo")."""
+    name = re.sub(r"\s*\blogo\b\s*", " ", alt, flags=re.I).strip(" -|:")
+    return name if len(name) > 1 and len(name.split()) <= 8 else ""
+
+
+def pick_name(candidates: Iterator[tuple[str, str, str]]) -> tuple[str, str, list[str]]:
+    """(name, where from, warnings): the first candidate with a name that does not address
+    an AI; each one that does is passed over with a warning. "Unknown business" when none
+    is left."""
+    warnings = []
+    for source, value, name in candidates:
+        name = _tidy(name)
+        if not name or _PAGE_WORDS.match(name):
+            continue
+        if find_injections(value):
+            warnings.append(f"the {source} addresses an AI, so it is not taken as the "
+                            f"business name: {value[:200]!r}")
+            continue
+        return name, source, warnings
+    return "Unknown business", "none", warnings
