@@ -33,6 +33,7 @@ SUBPAGE_WORDS = (
     "บริการ", "ราคา", "เมนู", "ဝန်ဆောင်မှု", "စျေးနှုန်း", "料金", "メニュー", "診療", "진료",
     "가격", "dịch vụ", "bảng giá", "layanan", "harga", "সেবা", "सेवा", "خدمات",
 )
+_ABOUT = SUBPAGE_WORDS.index("about")
 _SKIP_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".zip", ".doc",
                   ".docx", ".xls", ".xlsx", ".mp4", ".mp3", ".css", ".js", ".xml")
 
@@ -61,6 +62,10 @@ def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int,
             continue
         label = (url + " " + anchor.text_content()).lower()
         rank = next((i for i, word in enumerate(SUBPAGE_WORDS) if word in label), None)
+        if anchor.get("hreflang") is not None:
+            # The site in another language: as useful as an About page (the languages
+            # a business works in are a fact).
+            rank = min(rank if rank is not None else _ABOUT, _ABOUT)
         if rank is None:
             continue
         if url not in scored or (rank, order) < scored[url]:

@@ -31,7 +31,9 @@ COUNTRIES = {"thailand": "TH", "ประเทศไทย": "TH", "myanmar": "
 CITIES = {"bangkok": "TH", "กรุงเทพ": "TH", "yangon": "MM", "ရန်ကုန်": "MM",
           "mandalay": "MM", "မန္တလေး": "MM"}
 #: Page languages that name one country.
-LANGUAGES = {"th": "TH", "my": "MM"}
+LANGUAGES = {"th": "TH", "my": "MM", "ko": "KR", "ja": "JP", "vi": "VN", "km": "KH",
+             "lo": "LA", "bn": "BD", "he": "IL", "ka": "GE", "hy": "AM", "id": "ID",
+             "si": "LK", "el": "GR"}
 #: ccTLDs that are not the ISO code.
 _TLD_REGIONS = {"uk": "GB"}
 #: ccTLDs sold worldwide as generic names: they say nothing about the country.
@@ -92,7 +94,8 @@ def to_e164(raw: str, region: str | None) -> str | None:
 
 
 #: A number written with x for digits: "08x-xxx-xxxx", "+66 xx xxx xxxx".
-PLACEHOLDER_TEXT = re.compile(r"(?<![\w+])\+?[0-9xX]{1,4}(?:[ .-][0-9xX]{2,5}){1,4}(?![\w])")
+PLACEHOLDER_TEXT = re.compile(r"(?<![\w+(])\+?(?:\([0-9xX]{1,4}\)|[0-9xX]{1,4})"
+                              r"(?:[ .-]{1,2}[0-9xX]{2,5}){1,4}(?![\w])")
 #: Words around a number that make it something else: a bank account, a tax or company
 #: registration number, an order or invoice (English, Thai, Burmese, Japanese, Korean,
 #: Chinese, Vietnamese, Indonesian, Bengali, Hindi, Arabic).

@@ -103,14 +103,21 @@ def _words(*literals: str) -> tuple[tuple[str, str], ...]:
 
 
 #: Script/iframe/link patterns of measurement tools (searched as written: "GTM-" is
-#: upper case).
+#: upper case), in addresses, inline scripts (a consent manager's callback that loads
+#: gtag.js counts: the tracker runs once the visitor agrees) and noscript images.
 TRACKERS = {
     "google_analytics": Rule(("google-analytics.com/", r"(analytics|ga)\.js"),
                              ("googletagmanager.com/gtag/js", ""),
-                             ("gtag(", r"\s*['\"]config")),
+                             ("gtag(", r"\s*['\"]config"),
+                             # WordPress plugins that load it from their settings.
+                             *_words("monsterinsights", "exactmetrics",
+                                     "ga-google-analytics")),
     "google_tag_manager": Rule(("googletagmanager.com/gtm.js", ""), ("GTM-", "[A-Z0-9]{4,}")),
     "meta_pixel": Rule(("connect.facebook.net/", r"[^\"']*/fbevents\.js"),
-                       ("fbq(", r"\s*['\"]init"), ("facebook.com/tr", r"/?\?id=\d")),
+                       ("fbq(", r"\s*['\"]init"), ("facebook.com/tr", r"/?\?id=\d"),
+                       # WordPress plugins that load the pixel from their settings.
+                       *_words("pixelyoursite", "official-facebook-pixel", "facebook-for-"
+                               "woocommerce")),
     "tiktok_pixel": Rule(*_words("analytics.tiktok.com", "ttq.load(")),
     "hotjar": Rule(*_words("static.hotjar.com", "hotjar.com/c/hotjar")),
     "clarity": Rule(*_words("clarity.ms/tag")),

@@ -301,6 +301,10 @@ def canonical_phones(signals: Signals, url: str, language: str) -> None:
     strings as the site wrote them stay in the evidence."""
     raw = [number for text in signals.phones for number in split_range(text)]
     placeholders = [text for text in raw if is_placeholder(text)]
+    # "(000) 000-0000" is found whole as a placeholder and in part ("000-0000") as a
+    # phone: the part is not listed again.
+    placeholders = [p for p in placeholders if not any(
+        p != q and p in q for q in signals.placeholder_phones)]
     signals.placeholder_phones = list(dict.fromkeys(signals.placeholder_phones + placeholders))
     raw = [text for text in raw if text not in placeholders]
     region = site_region(url, language, signals.address,
