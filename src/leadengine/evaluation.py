@@ -137,10 +137,14 @@ class Evaluation(Judgement):
     cost_usd: float | None = None
     #: True when the answer came from the local response cache (nothing was paid).
     cached: bool = False
-    #: Where the business is, from the facts: ``address`` (as found), ``city``,
-    #: ``country``, ``in_target_geography`` (true / false / null = unknown) and the
-    #: ``evidence`` it was read from.
+    #: Where the business is, from the facts: ``address`` (the street address found),
+    #: ``city``, ``region``, ``postal_code``, ``country``, ``country_code`` (ISO 3166-1),
+    #: ``in_target_geography`` (true / false / null = unknown) and the ``evidence`` it
+    #: was read from.
     location: dict[str, Any] = Field(default_factory=dict)
+    #: What kind of business it is, from the fixed taxonomy (``docs/website-intelligence.md``):
+    #: ``value`` (healthcare, food_beverage... other), ``confidence`` 0-1, ``evidence``.
+    category: dict[str, Any] = Field(default_factory=dict)
 
     def to_json(self) -> str:
         """Pretty JSON with the seed's six fields first."""

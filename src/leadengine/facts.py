@@ -13,27 +13,20 @@ rubric's fit score.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
-
-import phonenumbers
 
 from leadengine.keywords import Count, KeywordCounter
 from leadengine.rules import Exclusion, Industry, MaturityLayer, Place, Rules, SizeSignal
+from leadengine.web.category import Category, CategoryClues, classify
 from leadengine.web.injection import find_injections, strip_injections
-from leadengine.web.phones import CITIES, COUNTRIES
+from leadengine.web.location import Part, SiteLocation, country_name
 from leadengine.web.site import Site
 
 _SEPARATORS = re.compile(r"\s+[|–—·•:]\s+|\s+-\s+")
-_ASCII_WORD = re.compile(r"^[\x00-\x7f]+$")
-#: ISO region -> the country's English name, from the names addresses are read with.
-_COUNTRY_NAMES = {region: name.title() for name, region in reversed(COUNTRIES.items())
-                  if _ASCII_WORD.match(name)}
-_COUNTRY_WORDS = re.compile("|".join(map(re.escape, sorted({*COUNTRIES, *CITIES}, key=len,
-                                                            reverse=True))), re.I)
 
 
 @dataclass(frozen=True)
@@ -69,6 +62,11 @@ class Location:
     address: str = ""
     city: str | None = None
     country: str | None = None
+    #: Province, state or region, and postal code, when the site gives them.
+    region: str | None = None
+    postal_code: str | None = None
+    #: The country's ISO 3166-1 alpha-2 code ("TH").
+    country_code: str | None = None
     #: True in a target market, False in a known place outside them, None when the site
     #: names no place of the knowledge base's geography.
     in_target_geography: bool | None = None
@@ -129,6 +127,12 @@ class SiteFacts:
     identity: Identity
     location: Location
     contacts: Contacts
+    #: What kind of business it is, from the fixed taxonomy (:mod:`leadengine.web.category`).
+    category: Category
+    #: The languages of the pages read (ISO 639-1), homepage's first.
+    languages: tuple[str, ...]
+    #: Third-party booking, ordering, shop and form services the site uses.
+    services: tuple[dict[str, Any], ...]
     #: The signal flags (``contact_form``, ``analytics``...) and each one's evidence.
     flags: dict[str, bool]
     evidence: dict[str, str]
@@ -191,7 +195,7 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
     industry = identity.industry
     exclusion = next((e for e in rules.exclusions if industry and e.industry == industry.name),
                      None)
-    location = _location(rules, count_text, counter, signals.address, signals.phones)
+    location = _location(rules, site.location, count_text, signals.address)
     flags = dict(signals.flags)
     values = _conditions(flags, location, industry, exclusion)
     layers = tuple(_layer(layer, values, signals.evidence) for layer in rules.maturity_layers)
@@ -199,7 +203,9 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
     return SiteFacts(
         url=site.page.url, language=site.language,
         identity=identity,
-        location=location,
+        location=location, category=site.category,
+        languages=site.languages or (site.language,),
+        services=tuple(dict(s) for s in signals.services),
         contacts=Contacts(tuple(signals.phones), tuple(signals.emails), dict(signals.social)),
         flags=flags, evidence=dict(signals.evidence), unknown=tuple(signals.unknown),
         signals=signals.as_dict(), layers=layers, exclusion=exclusion,
@@ -223,32 +229,106 @@ def _identity(site: Site, rules: Rules, count_text: Count,
     headline = strip_injections(site.extracted.title + "\n" + site.extracted.description
                                 )[0].lower()
     name, source, passed_over = _pick_name(site)
-    industry = _industry(rules, count_text, counter.counting(headline))
+    industry = _industry(rules, count_text, counter.counting(headline), site.category)
     return Identity(name, source, industry, passed_over)
 
 
-def _industry(rules: Rules, count_text: Count, count_headline: Count) -> Industry | None:
-    # Title and description say what a business is more reliably than body copy.
+def _industry(rules: Rules, count_text: Count, count_headline: Count,
+              category: Category | None = None) -> Industry | None:
+    """The knowledge base's industry the site's words point to most (title and
+    description count double). When the site's category is clear (confidence
+    :data:`CONFIDENT_CATEGORY`+), only the industries of that category may be chosen
+    (each industry's category is read from its name, phrase and keywords with the same
+    taxonomy): a gym whose page mentions classes is not an education provider, and a
+    clinic with no keyword of the knowledge base is still its healthcare industry."""
+    candidates = list(rules.industries)
+    if category is not None and category.value != "other" and \
+            category.confidence >= CONFIDENT_CATEGORY:
+        candidates = [i for i in candidates if industry_category(i) == category.value]
+        if len(candidates) == 1:
+            return candidates[0]
     best, best_count = None, 0
-    for industry in rules.industries:
+    for industry in candidates:
         count = count_text(industry.keywords) + 2 * count_headline(industry.keywords)
         if count > best_count:
             best, best_count = industry, count
+    if best is None and candidates and len(candidates) < len(rules.industries):
+        return candidates[0]  # the category's industry, though no keyword of it appears
     return best
 
 
-def _location(rules: Rules, count_text: Count, counter: KeywordCounter, address: str,
-              phones: Sequence[str]) -> Location:
-    """The place the text names most (a target market unless a known place outside
-    them is named more); else the place the address names; else the country alone."""
-    place, evidence = _place(rules.geography, count_text, "in the site's text")
-    if place is None and address:
-        place, evidence = _place(rules.geography, counter.counting(address.lower()),
-                                 "in the address")
+#: The confidence from which the site's category decides among the industries.
+CONFIDENT_CATEGORY = 0.5
+
+
+@functools.lru_cache(maxsize=256)
+def _industry_category(name: str, phrase: str, keywords: tuple[str, ...]) -> str:
+    return classify(CategoryClues(name=name, title=phrase, text=" ".join(keywords))).value
+
+
+def industry_category(industry: Industry) -> str:
+    """The taxonomy's category of a knowledge-base industry ("Medical" -> healthcare)."""
+    return _industry_category(industry.name, industry.business_type,
+                              tuple(industry.keywords))
+
+
+def _location(rules: Rules, web: SiteLocation, count_text: Count, address: str) -> Location:
+    """Where the business is, against the knowledge base's target cities: the city its
+    address, JSON-LD or map links give (:mod:`leadengine.web.location`); else the place
+    of the geography its text names most (a target market unless a known place outside
+    them is named more); else the city its phones' area code gives; else the country
+    alone. A city that is not a target city is outside the target markets, and so is a
+    country that has none."""
+    code = web.country.value if web.country else None
+    country = country_name(code) if code else None
+    base = Location(address=address, region=web.region.value if web.region else None,
+                    postal_code=web.postal_code.value if web.postal_code else None,
+                    country=country, country_code=code)
+    strong = web.city if web.city and not web.city.evidence.startswith("phone") else None
+    if strong is not None:
+        return _city_location(rules.places, strong, base)
+    place, evidence = _place(rules.places, count_text, "in the site's text")
     if place is not None:
-        return Location(address, place.name, place.country, place.target, evidence, place)
-    country, evidence = _country(address, phones)
-    return Location(address, None, country, None, evidence)
+        return replace(base, city=place.name, country=place.country,
+                       in_target_geography=place.target, evidence=evidence, place=place)
+    if web.city is not None:
+        return _city_location(rules.places, web.city, base)
+    if country is None:
+        return replace(base, evidence="no place named on the site")
+    evidence = f"{country} ({web.country.evidence if web.country else ''})"
+    targets = [p for p in rules.places if p.target]
+    if any(_same_country(p.country, code, country) for p in targets):
+        return replace(base, evidence=evidence)
+    outside = Place(name=country, country=country, aliases=[country], target=False)
+    names = ", ".join(p.name for p in targets) or "none"
+    return replace(base, in_target_geography=False, place=outside,
+                   evidence=f"{evidence}: no target city there (targets: {names})")
+
+
+_REGION_WORD = re.compile(r"\s+(region|province|division|state|prefecture)$")
+
+
+def _city_location(geography: Sequence[Place], city: Part, base: Location) -> Location:
+    """The location of a city read from the site: the geography's place it names (its
+    region may: a town in "Yangon Region"), else a place outside the target markets."""
+    for name in (city.value, base.region or ""):
+        key = _REGION_WORD.sub("", name.lower()).strip()
+        place = next((p for p in geography if key and (
+            key == p.name.lower() or key in (a.lower() for a in p.aliases))), None)
+        if place is not None:
+            where = "a target city" if place.target else "outside the target markets"
+            return replace(base, city=place.name, country=place.country,
+                           in_target_geography=place.target, place=place,
+                           evidence=f"{place.name}, {where} ({city.evidence})")
+    targets = ", ".join(p.name for p in geography if p.target) or "none"
+    outside = Place(name=city.value, country=base.country or "", aliases=[city.value],
+                    target=False)
+    return replace(base, city=city.value, in_target_geography=False, place=outside,
+                   evidence=f"{city.value}, not a target city ({targets}): {city.evidence}")
+
+
+def _same_country(name: str, code: str | None, country: str) -> bool:
+    return name.lower() in (country.lower(), (code or "").lower())
 
 
 def _place(geography: Sequence[Place], count: Count, where: str) -> tuple[Place | None, str]:
@@ -263,32 +343,6 @@ def _place(geography: Sequence[Place], count: Count, where: str) -> tuple[Place 
     if target is not None:
         return target, f"{target.name} named {counts[target.name]}× {where}"
     return None, ""
-
-
-def _country(address: str, phones: Sequence[str]) -> tuple[str | None, str]:
-    """The country an address names, else the one most of the phones' codes belong to."""
-    match = _COUNTRY_WORDS.search(address)
-    if match:
-        word = match.group(0).lower()
-        region = COUNTRIES.get(word) or CITIES.get(word, "")
-        return _COUNTRY_NAMES.get(region, region), f"the address names {match.group(0)}"
-    regions = Counter(_region(phone) for phone in phones)
-    regions.pop(None, None)
-    if regions:
-        region = regions.most_common(1)[0][0] or ""
-        country = _COUNTRY_NAMES.get(region, region)
-        return country, f"the phone numbers' country code ({country})"
-    return None, "no place named on the site"
-
-
-def _region(phone: str) -> str | None:
-    if not phone.startswith("+"):
-        return None  # kept as the site wrote it: its country is unknown
-    try:
-        region = phonenumbers.region_code_for_number(phonenumbers.parse(phone, None))
-    except phonenumbers.NumberParseException:
-        return None
-    return region if region and region != "ZZ" else None
 
 
 def _conditions(flags: dict[str, bool], location: Location, industry: Industry | None,

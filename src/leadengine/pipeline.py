@@ -18,10 +18,12 @@ from leadengine.evaluators import Evaluator, make_evaluator
 from leadengine.facts import SiteFacts, site_facts
 from leadengine.knowledge import KnowledgeBase
 from leadengine.retrieval import Hit
+from leadengine.web.category import PHRASES
 from leadengine.web.site import Site, load_site
 
 #: The business type of a site whose industry neither the facts nor the evaluator name.
 UNIDENTIFIED_TYPE = "Business (industry not identified)"
+#: Without an industry of the knowledge base, the type is the category's phrase.
 
 
 def load_knowledge(settings: Settings) -> KnowledgeBase:
@@ -71,7 +73,8 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
         warnings += identity.warnings
     return Evaluation(
         business_name=verdict.business_name or identity.name,
-        business_type=verdict.business_type or identity.business_type or UNIDENTIFIED_TYPE,
+        business_type=(verdict.business_type or identity.business_type
+                       or PHRASES.get(facts.category.value) or UNIDENTIFIED_TYPE),
         primary_service=verdict.primary_service,
         fit_score=verdict.fit_score,
         reasoning=verdict.reasoning,
@@ -91,9 +94,13 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
         cost_usd=verdict.cost_usd,
         cached=verdict.cached,
         location={"address": facts.location.address, "city": facts.location.city,
+                  "region": facts.location.region,
+                  "postal_code": facts.location.postal_code,
                   "country": facts.location.country,
+                  "country_code": facts.location.country_code,
                   "in_target_geography": facts.location.in_target_geography,
                   "evidence": facts.location.evidence},
+        category=facts.category.as_dict(),
     )
 
 

@@ -110,9 +110,14 @@ SIGNAL_LABELS = {
     "facebook_link": "Facebook page", "facebook_only": "Facebook-only presence",
     "messaging_link": "messaging app link", "contact_form": "contact form",
     "online_booking": "online booking", "ecommerce": "online shop",
+    "lead_capture_form": "lead capture form",
     "own_domain_email": "email on own domain", "mobile_viewport": "mobile viewport",
-    "https": "HTTPS",
+    "https": "HTTPS", "platform_dependent": "platform-dependent (no channel of its own)",
 }
+#: Signals named only when they hold (their absence says nothing new).
+_ONLY_PRESENT = ("facebook_only", "platform_dependent")
+#: Services listed at most.
+MAX_SERVICES = 5
 TRACKER_LABELS = {
     "google_analytics": "Google Analytics", "google_tag_manager": "Google Tag Manager",
     "meta_pixel": "Meta Pixel", "tiktok_pixel": "TikTok Pixel", "hotjar": "Hotjar",
@@ -144,6 +149,8 @@ def facts_section(facts: SiteFacts) -> str:
     kind = identity.business_type or "industry not identified"
     if identity.category and identity.category != kind:
         kind += f" ({identity.category})"
+    if facts.category.value != "other":
+        kind += f"; category {facts.category.value}"
     lines = [FACTS_HEADER, f"Business: {_one_line(identity.name)} — {kind}",
              f"Location: {_location(facts.location)}"]
     not_found = []
@@ -157,12 +164,17 @@ def facts_section(facts: SiteFacts) -> str:
             lines.append(f"{label}: {', '.join(shown)}")
         elif label != "Social":
             not_found.append(label.lower())
+    if len(facts.languages) > 1:
+        lines.append(f"Languages: {', '.join(facts.languages)}")
+    services = [f"{s['name']} ({'/'.join(s['kinds'])})" for s in facts.services]
+    if services:
+        lines.append(f"Services used: {', '.join(services[:MAX_SERVICES])}")
     present = [label for name, label in SIGNAL_LABELS.items() if flags.get(name)]
     if present:
         lines.append(f"Signals present: {', '.join(present)}")
     lines += _tracking(facts, not_found)
     not_found += [label for name, label in SIGNAL_LABELS.items()
-                  if not flags.get(name) and name != "facebook_only"]
+                  if not flags.get(name) and name not in _ONLY_PRESENT]
     if not_found:
         lines.append(f"Not found: {', '.join(not_found)}")
     gaps = [f"{layer.rule.name} {round(layer.share * 100)}/100" for layer in facts.layers
@@ -177,8 +189,13 @@ def _location(location: Location) -> str:
         where = "target market" if location.in_target_geography else \
             "outside the target markets"
         return f"{location.city}, {location.country} ({where})"
+    if location.city and location.country:
+        return f"{location.city}, {location.country}"
     if location.country:
-        return f"{location.country} (city not identified)"
+        where = f"{location.region}, " if location.region else ""
+        outside = " (outside the target markets)" if location.in_target_geography is False \
+            else ""
+        return f"{where}{location.country} (city not identified){outside}"
     return "not stated"
 
 

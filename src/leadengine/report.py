@@ -64,15 +64,15 @@ def _evidence(data: dict[str, Any], name: str) -> str:
 
 
 def location(data: dict[str, Any]) -> str:
-    """Where the business is: its street address as the page states it, with the city and
-    country when the address does not already say them; else ''."""
+    """Where the business is: the city and country first (a long address is cut on a
+    narrow screen), then the street address as the page states it; else ''."""
     facts = data.get("location")
     address = _evidence(data, "address")
     if isinstance(facts, dict):
         address = str(facts.get("address") or address)
-        for part in (facts.get("city"), facts.get("country")):
-            if part and str(part).lower() not in address.lower():
-                address = f"{address}, {part}" if address else str(part)
+        place = [str(part) for part in (facts.get("city"), facts.get("country")) if part]
+        if place:
+            return f"{', '.join(place)} · {address}" if address else ", ".join(place)
     return address
 
 

@@ -127,6 +127,15 @@ class Rubric(_Rule):
     )
 
 
+#: The team's markets, when a knowledge base's front matter lists no ``geography``.
+DEFAULT_GEOGRAPHY = (
+    Place(name="Yangon", country="Myanmar", aliases=["yangon", "rangoon", "ရန်ကုန်"]),
+    Place(name="Mandalay", country="Myanmar", aliases=["mandalay", "မန္တလေး"]),
+    Place(name="Bangkok", country="Thailand",
+          aliases=["bangkok", "krung thep", "กรุงเทพ", "กทม"]),
+)
+
+
 class Rules(_Rule):
     """Everything the offline evaluator needs, merged from all knowledge files."""
 
@@ -138,6 +147,12 @@ class Rules(_Rule):
     maturity_layers: list[MaturityLayer] = Field(default_factory=list)
     angles: list[Angle] = Field(default_factory=list)
     rubric: Rubric = Field(default_factory=Rubric)
+
+    @property
+    def places(self) -> list[Place]:
+        """The geography the site is placed in: the front matter's, else the team's
+        markets (:data:`DEFAULT_GEOGRAPHY`)."""
+        return self.geography or list(DEFAULT_GEOGRAPHY)
 
     def merged_with(self, other: Rules, other_fields: set[str]) -> Rules:
         """Return these rules extended by ``other`` (lists appended, rubric replaced)."""

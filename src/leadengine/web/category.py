@@ -41,6 +41,19 @@ CATEGORIES: tuple[str, ...] = (
     "real_estate", "construction", "manufacturing", "trading", "logistics", "retail",
     "automotive", "professional_services", "software_it", "telecom", "marketing_agency",
     "finance", "nonprofit", "other")
+#: How a salesperson names a business of each category (the evaluation's
+#: ``business_type`` when the knowledge base has no industry for it).
+PHRASES: dict[str, str] = {
+    "healthcare": "Healthcare Provider", "beauty_wellness": "Beauty & Wellness Business",
+    "fitness": "Fitness Business", "food_beverage": "Food & Beverage Business",
+    "hospitality": "Hospitality Business", "education": "Education Provider",
+    "real_estate": "Real Estate Business", "construction": "Construction Company",
+    "manufacturing": "Manufacturer", "trading": "Trading Company",
+    "logistics": "Logistics Company", "retail": "Retailer", "automotive": "Automotive Business",
+    "professional_services": "Professional Services Firm",
+    "software_it": "Software / IT Company", "telecom": "Telecom Provider",
+    "marketing_agency": "Marketing Agency", "finance": "Financial Services",
+    "nonprofit": "Non-profit Organisation"}
 DEFAULT_TAXONOMY = Path(__file__).resolve().parent.parent / "data" / "categories.yaml"
 MAX_TEXT, MAX_HEADINGS = 20_000, 300
 #: source -> (weight, how many times one term counts there), strongest first.

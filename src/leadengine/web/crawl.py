@@ -8,6 +8,7 @@ Burmese. Links are ranked by those words in their address or anchor text.
 from __future__ import annotations
 
 import posixpath
+from itertools import islice
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 import lxml.html
@@ -28,6 +29,7 @@ SUBPAGE_WORDS = (
     "reservasi", "অ্যাপয়েন্টমেন্ট", "حجز",
     "location", "find us", "directions", "visit us", "access", "アクセス", "오시는", "찾아오",
     "地址", "แผนที่", "ที่ตั้ง", "တည်နေရာ", "địa chỉ", "lokasi",
+    "enquir", "inquir", "quote", "catering", "volunteer", "donat",
     "services", "service", "pricing", "price", "rates", "menu", "rooms", "team", "doctors",
     "courses", "projects", "portfolio", "products", "locations", "branches",
     "บริการ", "ราคา", "เมนู", "ဝန်ဆောင်မှု", "စျေးနှုန်း", "料金", "メニュー", "診療", "진료",
@@ -51,7 +53,14 @@ def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int,
     # Menus repeat their links: each address is resolved once (urljoin and urlsplit are
     # most of the cost of a link).
     resolved: dict[str, str | None] = {}
-    scored: dict[str, tuple[int, int]] = {}
+    # The site in other languages (<link rel="alternate" hreflang>), read like an About
+    # page whether or not a link of the page leads there.
+    alternates = {url for url in (_candidate((link.get("href") or "").strip(), page_url, page,
+                                             home)
+                                  for link in islice(tree.iter("link"), 200)
+                                  if link.get("hreflang") and link.get("rel") == "alternate")
+                  if url is not None}
+    scored: dict[str, tuple[int, int]] = {url: (_ABOUT, -1) for url in alternates}
     for order, anchor in enumerate(links_of(tree)):
         deadline.tick()
         href = (anchor.get("href") or "").strip()

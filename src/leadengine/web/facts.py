@@ -55,7 +55,7 @@ def json_ld_business(tree: lxml.html.HtmlElement) -> dict[str, Any]:
         for item in _items(data):
             kinds = item.get("@type", "")
             kinds = " ".join(map(str, kinds)) if isinstance(kinds, list) else str(kinds)
-            if not _BUSINESS_TYPES.search(kinds):
+            if not _is_business(kinds, item):
                 continue
             business = {"type": kinds, "name": _text(item.get("name")),
                         "address": _address(item.get("address")),
@@ -64,6 +64,29 @@ def json_ld_business(tree: lxml.html.HtmlElement) -> dict[str, Any]:
                         "hours": _hours(item)}
             return {k: v for k, v in business.items() if v}
     return {}
+
+
+#: JSON-LD types that are never the business (pages, parts of pages, things sold).
+_NOT_BUSINESS = re.compile(
+    r"^(WebSite|WebPage|\w+Page|BreadcrumbList|ListItem|ItemList|SiteNavigationElement|"
+    r"WPHeader|WPFooter|ImageObject|VideoObject|Article|BlogPosting|NewsArticle|Person|"
+    r"Product|Offer|AggregateOffer|Review|AggregateRating|Event|FAQPage|Question|Answer|"
+    r"SearchAction|PostalAddress|GeoCoordinates|OpeningHoursSpecification|Brand|"
+    r"ContactPoint|Service|HowTo|Recipe|Menu|MenuItem|MenuSection)$")
+#: Properties only a place or an organisation has.
+_BUSINESS_KEYS = ("address", "telephone", "openingHours", "openingHoursSpecification",
+                  "geo", "priceRange", "areaServed")
+
+
+def _is_business(kinds: str, item: dict[str, Any]) -> bool:
+    """A known business type, or any other type (schema.org has hundreds: Physiotherapy,
+    AutoRepair, TravelAgency...) that is not a page, a product or a part of one, with
+    a name and a property only a business has (an address, a phone, opening hours)."""
+    if _BUSINESS_TYPES.search(kinds):
+        return True
+    types = kinds.split()
+    return bool(types) and not all(_NOT_BUSINESS.match(t) for t in types) and bool(
+        item.get("name")) and any(item.get(key) for key in _BUSINESS_KEYS)
 
 
 def json_ld_types(tree: lxml.html.HtmlElement) -> list[str]:

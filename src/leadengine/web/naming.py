@@ -173,16 +173,20 @@ def _shorter(part: str, other: str) -> str:
 
 
 def _tidy(name: str) -> str:
-    """``name`` without the symbols and punctuation around it ("Pim Nail Studio 💅",
-    "- Sakura Dental -"); a closing bracket or a final period ("Co., Ltd.") stays."""
+    """``name`` without the pictographs and separators around it ("Pim Nail Studio 💅",
+    "- Sakura Dental -"); a final period ("Co., Ltd.") stays."""
     start, end = 0, len(name)
-    while start < end and unicodedata.category(name[start])[0] in "SPZ" and \
-            name[start] not in "(\"'[":
+    while start < end and _strippable(name[start]):
         start += 1
-    while end > start and unicodedata.category(name[end - 1])[0] in "SPZ" and \
-            name[end - 1] not in ").\"']":
+    while end > start and _strippable(name[end - 1]) and name[end - 1] != ".":
         end -= 1
     return name[start:end]
+
+
+def _strippable(char: str) -> bool:
+    """An emoji or other pictograph, a space, or a separator's punctuation ("=" stays:
+    a name written like a formula is kept as written, and exported inert)."""
+    return unicodedata.category(char) in ("So", "Sk", "Zs", "Cf") or char in " -–—|:;,·•*~"
 
 
 def _logo_name(alt: str) -> str:

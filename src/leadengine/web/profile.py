@@ -35,6 +35,7 @@ def build_profile(site: Site) -> dict[str, Any]:
                      "placeholder_phones": list(signals.placeholder_phones),
                      "placeholder_emails": list(signals.placeholder_emails)},
         "services": [dict(s) for s in signals.services],
+        "location": site.location.as_dict(),
         "signals": {name: signals[name] for name in PROFILE_SIGNALS},
         "unknown": list(signals.unknown),
         "evidence": dict(signals.evidence),

@@ -193,10 +193,23 @@ def email_kind(address: str) -> str | None:
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}", re.I)
 
 
-#: Phone numbers: international (+95, +66, any +CC), Thai/Myanmar local (0...), and
-#: numbers written in Burmese digits. Thai text has no spaces, so no \b before digits.
-PHONE = re.compile(r"(?<![\d၀-၉+])(?:\+\d{1,3}[ \t-]?\(?\d{1,4}\)?[\d \t-]{4,12}\d|"
-                   r"0[\d၀-၉][\d၀-၉ \t-]{6,13}[\d၀-၉]|[၀-၉][၀-၉ \t-]{6,13}[၀-၉])(?![\d၀-၉])")
+#: The digit zero in the scripts a local number may be written in: ASCII, Arabic-Indic
+#: (two forms), Devanagari, Bengali, Gurmukhi, Gujarati, Tamil, Telugu, Kannada,
+#: Malayalam, Thai, Lao, Tibetan, Burmese, Khmer, Mongolian, full-width.
+_ZEROS = "0٠۰०০੦૦௦౦೦൦๐໐༠၀០᠐０"
+#: Phone numbers: international (+95, +66, any +CC), local ones beginning with a zero
+#: (in any of those scripts: \d is any decimal digit), and numbers written in Burmese
+#: digits. Thai text has no spaces, so no \b before digits.
+PHONE = re.compile(r"(?<![\d+])(?:\+\d{1,3}[ \t-]?\(?\d{1,4}\)?[\d \t-]{4,12}\d|"
+                   rf"[{_ZEROS}]\d[\d \t-]{{6,13}}\d|[၀-၉][၀-၉ \t-]{{6,13}}[၀-၉])(?!\d)")
+
+
+#: A number right after a phone label, in any format (Korea's "1588-3412", a number
+#: without its leading zero): the label says what it is.
+PHONE_LABELLED = re.compile(
+    r"(?:\btel\b|\btelephone|\bphone|\bcall\b|\bhotline|\bmobile|\bwhatsapp|電話|"
+    r"전화|고객센터|대표번호|โทร|ဖုန်း|फोन|ফোন|هاتف|điện thoại)\.?\s*(?:no\.?|number)?"
+    r"\s*[.:：]?\s*(\+?\d[\d \t().-]{5,16}\d)(?![\d])", re.I)
 
 
 #: Phones and emails kept per page (a business lists a handful; a directory page lists

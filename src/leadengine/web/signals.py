@@ -33,6 +33,7 @@ from leadengine.web.signal_rules import MESSAGING as MESSAGING
 from leadengine.web.signal_rules import MESSAGING_SCHEMES as MESSAGING_SCHEMES
 from leadengine.web.signal_rules import PAYMENT as PAYMENT
 from leadengine.web.signal_rules import PHONE as PHONE
+from leadengine.web.signal_rules import PHONE_LABELLED
 from leadengine.web.signal_rules import PLATFORM_HOSTS as PLATFORM_HOSTS
 from leadengine.web.signal_rules import SOCIAL_HOSTS as SOCIAL_HOSTS
 from leadengine.web.signal_rules import TRACKERS as TRACKERS
@@ -363,6 +364,8 @@ def _phones_in(page_text: str, nodes: list[str]) -> list[str]:
             found.append(match.group().strip())
         if len(found) >= MAX_CONTACTS:
             return found
+    found += [m.group(1).strip() for m in islice(PHONE_LABELLED.finditer(page_text),
+                                                  MAX_CONTACTS)]
     for i, node in enumerate(nodes):
         if (9 <= len(node) <= 22 and node[0] in _BARE_START and _BARE_PHONE.fullmatch(node)
                 and not (i and NOT_A_PHONE.search(nodes[i - 1][-120:]))):

@@ -26,6 +26,13 @@ from leadengine.web.facts import headings_of, json_ld_types
 from leadengine.web.fetch import Page, fetch_page, make_client, normalise_target
 from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.language import detect_language, page_languages
+from leadengine.web.location import (
+    EDGE_NODES,
+    PageClues,
+    SiteLocation,
+    page_clues,
+    read_location,
+)
 from leadengine.web.naming import NameHints, name_candidates, name_hints, pick_name
 from leadengine.web.phones import is_placeholder, normalise_phones, site_region, split_range
 from leadengine.web.robots import RobotsPolicy
@@ -86,6 +93,8 @@ class Site:
     injections: tuple[str, ...] = ()
     #: What the homepage's markup says the business is called (logo, brand, h1...).
     name_hints: NameHints = field(default_factory=NameHints)
+    #: Where the business is (:mod:`leadengine.web.location`).
+    location: SiteLocation = field(default_factory=SiteLocation)
     #: What kind of business it is (:mod:`leadengine.web.category`).
     category: Category = field(default_factory=lambda: Category("other", 0.0, "not read"))
 
@@ -122,6 +131,8 @@ class PageRead:
     html_lang: str
     #: What the markup says the business is called.
     name_hints: NameHints = field(default_factory=NameHints)
+    #: What the page says about where the business is (JSON-LD, address text, maps).
+    location_clues: PageClues | None = None
     #: The page's JSON-LD ``@type`` values and h1-h3 headings (what it says it is).
     json_ld_types: tuple[str, ...] = ()
     headings: tuple[str, ...] = ()
@@ -146,16 +157,20 @@ def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
     signals = markup_signals(tree, page.final_url, deadline)
     html_lang = _html_lang(tree)
     types = tuple(json_ld_types(tree))
+    # JSON-LD is script: read before the invisible elements are dropped.
+    clues = page_clues(tree, [], page.final_url)
     drop_invisible(tree)
     nodes = text_nodes(tree)
     deadline.check()
     signals = text_signals(signals, tree, nodes)
     hints = name_hints(tree, nodes)
     headings = tuple(headings_of(tree))
+    clues = replace(clues, nodes=tuple(nodes if len(nodes) <= 2 * EDGE_NODES else
+                                       nodes[:EDGE_NODES] + nodes[-EDGE_NODES:]))
     deadline.check()
     return PageRead(page=page, extracted=extract(page, tree, nodes, deadline),
                     signals=signals, nodes=nodes, html_lang=html_lang, name_hints=hints,
-                    json_ld_types=types, headings=headings)
+                    json_ld_types=types, headings=headings, location_clues=clues)
 
 
 def page_deadline(page: Page, cpu_seconds: float | None = None) -> Deadline:
@@ -263,7 +278,7 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
         injections += find_injections("\n".join(part.nodes))
     page_langs = [detect_language(_page_text(p), p.html_lang) for p in parts]
     language = page_langs[0]
-    canonical_phones(signals, home.page.final_url, language)
+    location = _locate(parts, signals, home.page.final_url, language)
     content = text + "\n\n" + signals_block(signals)
     info = tuple({"url": p.page.final_url, "title": p.extracted.title,
                   "chars": len(p.page.html), "language": lang,
@@ -274,7 +289,7 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
                 failed_pages=tuple(failed), language=language,
                 languages=tuple(page_languages(page_langs)),
                 page_info=info, injections=tuple(dict.fromkeys(injections)),
-                name_hints=home.name_hints)
+                name_hints=home.name_hints, location=location)
     name = site.business_name()[0]
     kinds = tuple(dict.fromkeys(str(s.get("segment") or s["kinds"][0])
                                 for s in signals.services))
@@ -296,7 +311,29 @@ def _page_text(part: PageRead) -> str:
     return text
 
 
-def canonical_phones(signals: Signals, url: str, language: str) -> None:
+def _locate(parts: list[PageRead], signals: Signals, url: str, language: str
+            ) -> SiteLocation:
+    """Where the business is; the site's phones put in E.164 on the way (read in the
+    country the pages name, which the phones' area codes may then place in a city).
+    The street address found becomes the site's ``address``."""
+    clues = [p.location_clues for p in parts if p.location_clues is not None]
+    location = read_location(clues, (), url, language)
+    canonical_phones(signals, url, language,
+                     location.country.value if location.country else None)
+    if location.city is None and signals.phones:
+        location = read_location(clues, signals.phones, url, language)
+    street = location.street_address.value if location.street_address else ""
+    signals.address = street
+    signals.flags["address"] = bool(street)
+    signals.evidence.pop("address", None)
+    if street:
+        signals.evidence["address"] = (f"{street} ({location.street_address.evidence})"
+                                       if location.street_address else street)[:200]
+    return location
+
+
+def canonical_phones(signals: Signals, url: str, language: str,
+                     country: str | None = None) -> None:
     """The site's phones in E.164, de-duplicated, read in the site's country; the
     strings as the site wrote them stay in the evidence."""
     raw = [number for text in signals.phones for number in split_range(text)]
@@ -308,7 +345,7 @@ def canonical_phones(signals: Signals, url: str, language: str) -> None:
     signals.placeholder_phones = list(dict.fromkeys(signals.placeholder_phones + placeholders))
     raw = [text for text in raw if text not in placeholders]
     region = site_region(url, language, signals.address,
-                         str(signals.business.get("country") or ""), raw)
+                         str(signals.business.get("country") or country or ""), raw)
     signals.phones, written = normalise_phones(raw, region)
     signals.flags["phone"] = bool(signals.phones)
     signals.evidence.pop("phone", None)
