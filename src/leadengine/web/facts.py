@@ -1,8 +1,9 @@
 """Facts read from a page's DOM that boilerplate removal throws away.
 
-JSON-LD business data (name, address, opening hours, phone), forms and what
-they are for, script and iframe sources, a street address, and the page's
-language (en / th / my / other).
+JSON-LD business data (name, type, address, opening hours, phone) and every JSON-LD
+type, the page's h1-h3 headings, and script and iframe sources. Forms are read by
+:mod:`leadengine.web.forms`, the street address by :mod:`leadengine.web.location`, the
+language by :mod:`leadengine.web.language`.
 """
 
 from __future__ import annotations
@@ -24,19 +25,6 @@ _BUSINESS_TYPES = re.compile(
     r"School|EducationalOrganization|HealthAndBeautyBusiness|DaySpa|BeautySalon|"
     r"ProfessionalService|LegalService|Attorney|RealEstateAgent|HomeAndConstructionBusiness|"
     r"GeneralContractor|Corporation", re.I)
-#: Words that mark a street address (with a digit in the same text node).
-_ADDRESS = re.compile(r"\b(?:road|rd\.?|street|st\.|soi|avenue|ave\.|lane|township|tsp\.?|"
-                      r"sukhumvit|silom)\b|ถนน|ซอย|แขวง|เขต|လမ်း|မြို့နယ်|ရပ်ကွက်")
-#: Cheap substring test before the regex (most text nodes hold none of these).
-_ADDRESS_HINTS = ("road", "rd", "street", "st.", "soi", "ave", "lane", "township", "tsp",
-                  "sukhumvit", "silom", "ถนน", "ซอย", "แขวง", "เขต", "လမ်း", "မြို့နယ်",
-                  "ရပ်ကွက်")
-_DIGIT = re.compile(r"[0-9၀-၉]")
-_POSTCODE = re.compile(r"(?<!\d)\d{5}(?!\d)")
-_LABEL = re.compile(r"address|ที่อยู่|လိပ်စာ", re.I)
-#: Text nodes examined for an address: the first and last ones of the page, where
-#: contact details live (a price list of thousands of rows is not scanned).
-_ADDRESS_NODES = 3000
 #: JSON-LD blocks read, and objects looked at in them: a page has a few; 100,000 blocks
 #: took 0.6 s to parse.
 MAX_JSON_LD_BLOCKS = 50
@@ -142,32 +130,6 @@ def _join(base: str, href: str) -> str:
         return urljoin(base, href)
     except ValueError:
         return href
-
-
-def find_address(tree: lxml.html.HtmlElement, nodes: list[str]) -> str:
-    """A street address: the <address> element, else the first text node that has an
-    address word and a digit (among the page's first and last text nodes)."""
-    for node in islice(tree.iter("address"), MAX_SCANNED):
-        value = " ".join(node.text_content().split())
-        if value:
-            return value[:200]
-    if len(nodes) > 2 * _ADDRESS_NODES:
-        nodes = nodes[:_ADDRESS_NODES] + nodes[-_ADDRESS_NODES:]
-    best, best_score = "", 0
-    for text in nodes:
-        if len(text) >= 400:
-            continue
-        lowered = text.lower()
-        if not any(hint in lowered for hint in _ADDRESS_HINTS) or not _DIGIT.search(text):
-            continue
-        score = len(_ADDRESS.findall(lowered))
-        if score:
-            # A postcode or an "Address:" label makes a full address likelier than a
-            # heading that merely names the street.
-            score += 2 * bool(_POSTCODE.search(text)) + 2 * bool(_LABEL.search(text))
-            if score > best_score:
-                best, best_score = text, score
-    return " ".join(best.split())[:200]
 
 
 def _items(data: Any) -> list[dict[str, Any]]:

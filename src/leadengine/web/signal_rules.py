@@ -205,11 +205,14 @@ PHONE = re.compile(r"(?<![\d+])(?:\+\d{1,3}[ \t-]?\(?\d{1,4}\)?[\d \t-]{4,12}\d|
 
 
 #: A number right after a phone label, in any format (Korea's "1588-3412", a number
-#: without its leading zero): the label says what it is.
-PHONE_LABELLED = re.compile(
-    r"(?:\btel\b|\btelephone|\bphone|\bcall\b|\bhotline|\bmobile|\bwhatsapp|電話|"
-    r"전화|고객센터|대표번호|โทร|ဖုန်း|फोन|ফোন|هاتف|điện thoại)\.?\s*(?:no\.?|number)?"
-    r"\s*[.:：]?\s*(\+?\d[\d \t().-]{5,16}\d)(?![\d])", re.I)
+#: without its leading zero): the label says what it is. Searched in lower-cased text,
+#: without a word boundary before the label (a boundary or an ignore-case flag makes the
+#: engine try every position: 50 ms on a 260 KB page, 4 ms without).
+PHONE_LABEL = re.compile(r"telephone|tel|phone|call|hotline|mobile|whatsapp|電話|전화|"
+                         r"고객센터|대표번호|โทร|ဖုန်း|फोन|ফোন|هاتف|điện thoại")
+#: What follows a label: a word's end, an optional "no."/"number", a colon, the number.
+PHONE_AFTER_LABEL = re.compile(r"[a-z]{0,3}\.?\s*(?:no\.?|number)?\s*[.:：]?\s*"
+                               r"(\+?\d[\d \t().-]{5,16}\d)(?!\d)")
 
 
 #: Phones and emails kept per page (a business lists a handful; a directory page lists

@@ -19,7 +19,7 @@ from lxml import etree
 
 from leadengine.web.channels import MESSAGING_APPS, booking_links, channel_flags, is_profile_link
 from leadengine.web.extract import MAX_LINKS, MAX_SCANNED, Deadline, text_nodes
-from leadengine.web.facts import find_address, json_ld_business, sources_of
+from leadengine.web.facts import json_ld_business, sources_of
 from leadengine.web.forms import LEAD_PURPOSES, forms_of
 from leadengine.web.phones import NOT_A_PHONE, PLACEHOLDER_TEXT, is_placeholder
 from leadengine.web.services import ServiceHit, find_services
@@ -33,7 +33,7 @@ from leadengine.web.signal_rules import MESSAGING as MESSAGING
 from leadengine.web.signal_rules import MESSAGING_SCHEMES as MESSAGING_SCHEMES
 from leadengine.web.signal_rules import PAYMENT as PAYMENT
 from leadengine.web.signal_rules import PHONE as PHONE
-from leadengine.web.signal_rules import PHONE_LABELLED
+from leadengine.web.signal_rules import PHONE_AFTER_LABEL, PHONE_LABEL
 from leadengine.web.signal_rules import PLATFORM_HOSTS as PLATFORM_HOSTS
 from leadengine.web.signal_rules import SOCIAL_HOSTS as SOCIAL_HOSTS
 from leadengine.web.signal_rules import TRACKERS as TRACKERS
@@ -341,10 +341,16 @@ def text_signals(signals: Signals, tree: lxml.html.HtmlElement, nodes: list[str]
     signals.placeholder_emails = _unique(signals.placeholder_emails + [
         e for e in emails if kinds[e] == "placeholder"])[:MAX_CONTACTS]
     signals.phones = _unique(signals.phones + _phones_in(page_text, nodes))[:MAX_CONTACTS]
+    # Placeholders hold an x, or runs of zeros or of consecutive digits: only the short
+    # nodes that may hold one are searched (a price table has thousands of numbers).
+    maybe = "\n".join(n for n in nodes if len(n) < 120 and (
+        "x" in n or "X" in n or "000" in n or "123" in n or "987" in n))
     signals.placeholder_phones = _unique(
         signals.placeholder_phones + [m.group().strip() for m in PLACEHOLDER_TEXT.finditer(
-            page_text) if is_placeholder(m.group())])[:MAX_CONTACTS]
-    signals.address = signals.business.get("address") or find_address(tree, nodes)
+            maybe) if is_placeholder(m.group())])[:MAX_CONTACTS]
+    # The site's street address is read from all its pages (web/location.py); the
+    # JSON-LD's stands for the page meanwhile.
+    signals.address = str(signals.business.get("address") or "")
     return derive(signals)
 
 
@@ -364,12 +370,25 @@ def _phones_in(page_text: str, nodes: list[str]) -> list[str]:
             found.append(match.group().strip())
         if len(found) >= MAX_CONTACTS:
             return found
-    found += [m.group(1).strip() for m in islice(PHONE_LABELLED.finditer(page_text),
-                                                  MAX_CONTACTS)]
+    found += _labelled_phones(page_text.lower())
     for i, node in enumerate(nodes):
         if (9 <= len(node) <= 22 and node[0] in _BARE_START and _BARE_PHONE.fullmatch(node)
                 and not (i and NOT_A_PHONE.search(nodes[i - 1][-120:]))):
             found.append(node.strip())
+    return found
+
+
+def _labelled_phones(lowered: str) -> list[str]:
+    """Numbers right after a phone label ("Tel: 1588-3412", "โทร 0812345678")."""
+    found = []
+    for label in PHONE_LABEL.finditer(lowered):
+        if label.start() and lowered[label.start() - 1].isalpha() and label.group().isascii():
+            continue  # inside a word: "hotel", "recall"
+        number = PHONE_AFTER_LABEL.match(lowered, label.end())
+        if number is not None:
+            found.append(number.group(1).strip())
+            if len(found) >= MAX_CONTACTS:
+                break
     return found
 
 

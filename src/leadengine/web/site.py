@@ -317,11 +317,14 @@ def _locate(parts: list[PageRead], signals: Signals, url: str, language: str
     country the pages name, which the phones' area codes may then place in a city).
     The street address found becomes the site's ``address``."""
     clues = [p.location_clues for p in parts if p.location_clues is not None]
-    location = read_location(clues, (), url, language)
-    canonical_phones(signals, url, language,
-                     location.country.value if location.country else None)
-    if location.city is None and signals.phones:
-        location = read_location(clues, signals.phones, url, language)
+    raw = (list(signals.phones), list(signals.placeholder_phones))
+    region = canonical_phones(signals, url, language)
+    # Read once (its text scan is the cost): with the phones read in the country the site
+    # shows so far, which the address may then correct.
+    location = read_location(clues, signals.phones, url, language)
+    if location.country and location.country.value != region:
+        signals.phones, signals.placeholder_phones = list(raw[0]), list(raw[1])
+        canonical_phones(signals, url, language, location.country.value)
     street = location.street_address.value if location.street_address else ""
     signals.address = street
     signals.flags["address"] = bool(street)
@@ -333,17 +336,18 @@ def _locate(parts: list[PageRead], signals: Signals, url: str, language: str
 
 
 def canonical_phones(signals: Signals, url: str, language: str,
-                     country: str | None = None) -> None:
-    """The site's phones in E.164, de-duplicated, read in the site's country; the
-    strings as the site wrote them stay in the evidence."""
+                     country: str | None = None) -> str | None:
+    """The site's phones in E.164, de-duplicated, read in the site's country (which is
+    returned; ``country`` when the caller knows it better); the strings as the site
+    wrote them stay in the evidence."""
     raw = [number for text in signals.phones for number in split_range(text)]
     placeholders = [text for text in raw if is_placeholder(text)]
+    raw = [text for text in raw if text not in placeholders]
     # "(000) 000-0000" is found whole as a placeholder and in part ("000-0000") as a
     # phone: the part is not listed again.
     placeholders = [p for p in placeholders if not any(
         p != q and p in q for q in signals.placeholder_phones)]
     signals.placeholder_phones = list(dict.fromkeys(signals.placeholder_phones + placeholders))
-    raw = [text for text in raw if text not in placeholders]
     region = site_region(url, language, signals.address,
                          str(signals.business.get("country") or country or ""), raw)
     signals.phones, written = normalise_phones(raw, region)
@@ -351,6 +355,7 @@ def canonical_phones(signals: Signals, url: str, language: str,
     signals.evidence.pop("phone", None)
     if written:
         signals.evidence["phone"] = ", ".join(written[:3])[:200]
+    return region
 
 
 def _html_lang(tree: lxml.html.HtmlElement) -> str:
