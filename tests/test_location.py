@@ -21,10 +21,8 @@ import lxml.html
 import phonenumbers
 import pytest
 
-from leadengine.web import address_patterns as ap
 from leadengine.web import location as location_module
 from leadengine.web.extract import drop_invisible, text_nodes
-from leadengine.web.gazetteer import Text
 from leadengine.web.location import (
     PLACES_FILE,
     PageClues,
@@ -34,6 +32,8 @@ from leadengine.web.location import (
     page_clues,
     read_location,
 )
+from leadengine.web.location import address_patterns as ap
+from leadengine.web.location.places import Text
 from tests.conftest import REPO
 
 

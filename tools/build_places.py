@@ -43,8 +43,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from leadengine.web.address_patterns import latin_key, script_key  # noqa: E402
 from leadengine.web.location import AMBIGUOUS_NAMES  # noqa: E402
+from leadengine.web.location.address_patterns import latin_key, script_key  # noqa: E402
 
 PLACES = ROOT / "src" / "leadengine" / "data" / "places"
 OUTPUT = PLACES / "places.tsv.gz"

@@ -348,7 +348,7 @@ def text_signals(signals: Signals, tree: lxml.html.HtmlElement, nodes: list[str]
     signals.placeholder_phones = _unique(
         signals.placeholder_phones + [m.group().strip() for m in PLACEHOLDER_TEXT.finditer(
             maybe) if is_placeholder(m.group())])[:MAX_CONTACTS]
-    # The site's street address is read from all its pages (web/location.py); the
+    # The site's street address is read from all its pages (web/location/); the
     # JSON-LD's stands for the page meanwhile.
     signals.address = str(signals.business.get("address") or "")
     return derive(signals)

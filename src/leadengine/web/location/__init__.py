@@ -15,18 +15,19 @@ location.
 
 This module is the entry point; the work is done by
 
-- :mod:`~leadengine.web.location_types`: the contract (:class:`Part`,
+- :mod:`~leadengine.web.location.types`: the contract (:class:`Part`,
   :class:`PageClues`, :class:`SiteLocation`);
-- :mod:`~leadengine.web.gazetteer`: the places and their index;
-- :mod:`~leadengine.web.place_names`: the city, region, country and postcodes a text
-  names;
-- :mod:`~leadengine.web.text_folding`, :mod:`~leadengine.web.address_features`,
-  :mod:`~leadengine.web.address_patterns` and :mod:`~leadengine.web.address_candidates`:
-  address text folded, its features, its candidates and their scores, and what makes one
-  a street address;
-- :mod:`~leadengine.web.postal_address`: JSON-LD addresses;
-- :mod:`~leadengine.web.map_links`: map links and embeds;
-- :mod:`~leadengine.web.phone_places`: the phones' country and area codes.
+- :mod:`~leadengine.web.location.places`: the places and their index;
+- :mod:`~leadengine.web.location.place_names`: the city, region, country and postcodes a
+  text names;
+- :mod:`~leadengine.web.location.text_folding`,
+  :mod:`~leadengine.web.location.address_features`,
+  :mod:`~leadengine.web.location.address_patterns` and
+  :mod:`~leadengine.web.location.address_candidates`: address text folded, its features,
+  its candidates and their scores, and what makes one a street address;
+- :mod:`~leadengine.web.location.postal_address`: JSON-LD addresses;
+- :mod:`~leadengine.web.location.map_links`: map links and embeds;
+- :mod:`~leadengine.web.location.phone_places`: the phones' country and area codes.
 """
 
 from __future__ import annotations
@@ -39,32 +40,15 @@ import lxml.html
 import phonenumbers
 from lxml import etree
 
-from leadengine.web.address_candidates import (
+from leadengine.web.extract import MAX_LINKS, MAX_SCANNED
+from leadengine.web.location.address_candidates import (
     candidates,
     choose_postcode,
     evidence,
     place,
     top,
 )
-from leadengine.web.extract import MAX_LINKS, MAX_SCANNED
-from leadengine.web.gazetteer import (
-    AMBIGUOUS_NAMES,
-    PLACES_FILE,
-    Gazetteer,
-    Text,
-    country_name,
-    gazetteer,
-)
-from leadengine.web.location_types import (
-    EDGE_NODES,
-    MAX_ADDRESSES,
-    PageClues,
-    Part,
-    SiteLocation,
-    edges,
-    quote,
-)
-from leadengine.web.map_links import (
+from leadengine.web.location.map_links import (
     MapClue,
     host,
     is_map_link,
@@ -72,15 +56,32 @@ from leadengine.web.map_links import (
     nearest_city,
     read_map_link,
 )
-from leadengine.web.phone_places import phone_city, phone_country, phone_numbers
-from leadengine.web.place_names import cities_in, city_part, country_in, region_in
-from leadengine.web.postal_address import (
+from leadengine.web.location.phone_places import phone_city, phone_country, phone_numbers
+from leadengine.web.location.place_names import cities_in, city_part, country_in, region_in
+from leadengine.web.location.places import (
+    AMBIGUOUS_NAMES,
+    PLACES_FILE,
+    Gazetteer,
+    Text,
+    country_name,
+    gazetteer,
+)
+from leadengine.web.location.postal_address import (
     best_postal,
     postal_addresses,
     postal_city,
     postal_country,
     postal_field,
     postal_street,
+)
+from leadengine.web.location.types import (
+    EDGE_NODES,
+    MAX_ADDRESSES,
+    PageClues,
+    Part,
+    SiteLocation,
+    edges,
+    quote,
 )
 
 __all__ = [

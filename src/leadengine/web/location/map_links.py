@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from leadengine.web.gazetteer import Gazetteer, Text
-from leadengine.web.location_types import Part
-from leadengine.web.place_names import cities_in, city_part
+from leadengine.web.location.place_names import cities_in, city_part
+from leadengine.web.location.places import Gazetteer, Text
+from leadengine.web.location.types import Part
 
 _MAP_HOSTS = re.compile(r"(?:^|\.)(?:google\.[a-z.]+|goo\.gl|map\.kakao\.com|"
                         r"map\.naver\.com|naver\.me|maps\.apple\.com|openstreetmap\.org|"

@@ -9,9 +9,9 @@ from itertools import islice
 
 import phonenumbers
 
-from leadengine.web.gazetteer import Gazetteer, Text
-from leadengine.web.location_types import Part
-from leadengine.web.place_names import cities_in
+from leadengine.web.location.place_names import cities_in
+from leadengine.web.location.places import Gazetteer, Text
+from leadengine.web.location.types import Part
 
 #: Phones read per site.
 MAX_PHONES = 30

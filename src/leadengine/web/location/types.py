@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from leadengine.web.gazetteer import country_name
+from leadengine.web.location.places import country_name
 
 #: Text nodes read at each end of a page: contact details live at the top and bottom.
 EDGE_NODES = 3000

@@ -13,9 +13,9 @@ from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
 
-from leadengine.web.text_folding import fold
+from leadengine.web.location.text_folding import fold
 
-PLACES_FILE = Path(__file__).resolve().parent.parent / "data" / "places" / "places.tsv.gz"
+PLACES_FILE = Path(__file__).resolve().parents[2] / "data" / "places" / "places.tsv.gz"
 
 #: Place names that are also common words: they count only in the site's own country.
 AMBIGUOUS_NAMES = frozenset(

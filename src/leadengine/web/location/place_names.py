@@ -9,20 +9,20 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from leadengine.web.address_features import (
+from leadengine.web.location.address_features import (
     STREET_ABBREVIATIONS,
     STREET_WORDS,
     Postcode,
     find_postcodes,
 )
-from leadengine.web.gazetteer import (
+from leadengine.web.location.places import (
     AMBIGUOUS_NAMES,
     Gazetteer,
     Hit,
     Text,
     postcode_format,
 )
-from leadengine.web.location_types import Part
+from leadengine.web.location.types import Part
 
 #: Words before a place name that make it a street's or building's name ("Soi Bangkok",
 #: "Jalan Ipoh", "Menara Binjai").

@@ -1,9 +1,9 @@
 """What a postal address looks like, per country and script: the text patterns that
 :mod:`leadengine.web.location` reads addresses with.
 
-Text is *folded* first (:func:`~leadengine.web.text_folding.fold`) and its address
+Text is *folded* first (:func:`~leadengine.web.location.text_folding.fold`) and its address
 features (street words, house numbers, postcodes) are those of
-:mod:`leadengine.web.address_features`.
+:mod:`leadengine.web.location.address_features`.
 
 An address is read from *candidates*: runs of consecutive short text nodes (an address
 split by ``<br>``, ``<p>``, ``<span>`` or ``<li>``), the nodes after an "Address" label,
@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from leadengine.web.address_features import (
+from leadengine.web.location.address_features import (
     PHONE,
     TIME,
     TIME_SPAN,
@@ -29,7 +29,7 @@ from leadengine.web.address_features import (
     has_road,
     street_count,
 )
-from leadengine.web.text_folding import WORD, fold, latin_key, script_key
+from leadengine.web.location.text_folding import WORD, fold, latin_key, script_key
 
 __all__ = [
     "LABEL",

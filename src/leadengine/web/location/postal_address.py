@@ -10,12 +10,12 @@ from typing import Any
 
 import lxml.html
 
-from leadengine.web.address_features import street_count
 from leadengine.web.facts import _items, _json_ld_blocks
-from leadengine.web.gazetteer import Gazetteer, Text
-from leadengine.web.location_types import MAX_ADDRESSES, PageClues, Part, quote
-from leadengine.web.place_names import cities_in, city_part
-from leadengine.web.text_folding import fold
+from leadengine.web.location.address_features import street_count
+from leadengine.web.location.place_names import cities_in, city_part
+from leadengine.web.location.places import Gazetteer, Text
+from leadengine.web.location.text_folding import fold
+from leadengine.web.location.types import MAX_ADDRESSES, PageClues, Part, quote
 
 #: A JSON-LD block longer than this is not read for addresses (a business's is short).
 MAX_JSON_LD_CHARS = 500_000

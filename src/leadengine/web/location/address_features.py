@@ -1,4 +1,4 @@
-"""The features of address text (folded, :mod:`leadengine.web.text_folding`): street
+"""The features of address text (folded, :mod:`leadengine.web.location.text_folding`): street
 and area words, native address markers, house numbers and postcode shapes, and the
 phones and times that are not one."""
 
@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from leadengine.web.text_folding import WORD
+from leadengine.web.location.text_folding import WORD
 
 #: A phone number, and a time of day: digits that are not a house number or a postcode.
 PHONE = re.compile(r"\+?\(?\d[\d\s().\-/]{6,}\d")

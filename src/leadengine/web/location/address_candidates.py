@@ -1,6 +1,6 @@
 """Address candidates of a site's pages and their scores: JSON-LD plain-text addresses,
 ``<address>`` elements, labelled and split addresses in the text (the patterns of
-:mod:`leadengine.web.address_patterns`), each then read against the gazetteer for its
+:mod:`leadengine.web.location.address_patterns`), each then read against the gazetteer for its
 city, region and postcodes."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from leadengine.web import address_patterns as ap
-from leadengine.web.address_features import Postcode
-from leadengine.web.gazetteer import Gazetteer, Text
-from leadengine.web.location_types import MAX_ADDRESSES, PageClues, edges, quote
-from leadengine.web.place_names import CityHit, cities_in, postcodes_in, region_in
-from leadengine.web.postal_address import is_plain
+from leadengine.web.location import address_patterns as ap
+from leadengine.web.location.address_features import Postcode
+from leadengine.web.location.place_names import CityHit, cities_in, postcodes_in, region_in
+from leadengine.web.location.places import Gazetteer, Text
+from leadengine.web.location.postal_address import is_plain
+from leadengine.web.location.types import MAX_ADDRESSES, PageClues, edges, quote
 
 #: Candidates read against the gazetteer per site.
 MAX_PLACED = 30
