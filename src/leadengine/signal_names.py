@@ -106,9 +106,11 @@ SIGNALS: tuple[SignalName, ...] = (
                "(Facebook, LINE, WhatsApp, Viber, marketplaces, delivery apps): no form, "
                "booking or shop of its own and no own-domain e-mail."),
     SignalName("in_target", "In a target market", "derived",
-               "The site names a target place of the knowledge base's geography."),
+               "The site's city (address, JSON-LD, map, phone area code) or the place its "
+               "text names most is a target place of the knowledge base's geography."),
     SignalName("out_of_market", "Out of market", "derived",
-               "A non-target place of the geography outweighs the target places."),
+               "The site's city is not a target place, or its country has none, or a "
+               "non-target place of the geography outweighs the target places."),
     SignalName("excluded", "Excluded industry", "derived",
                "An exclusion of the knowledge base applies to the detected industry."),
 )
