@@ -660,3 +660,24 @@ def test_known_names(name: str, city: str, country: str) -> None:
     assert hits, name
     found = {(places.city(r).name, places.city(r).country) for r in hits[0].rows}
     assert (city, country) in found
+
+
+def test_geo_metadata_places_a_page_without_an_address() -> None:
+    """geo.placename / geo.position / geo.region in the head: the city, its country."""
+    from leadengine.web.location import page_clues, read_location
+
+    html = ('<html><head><meta name="geo.region" content="BD-7">'
+            '<meta name="geo.placename" content="Lalmohan, Bhola">'
+            '<meta name="geo.position" content="22.3487;90.7303"></head>'
+            '<body><p>Welcome to our clinic.</p></body></html>')
+    tree = lxml.html.fromstring(html)
+    location = read_location([page_clues(tree, ["Welcome to our clinic."], "https://x.test/")])
+    assert location.country is not None and location.country.value == "BD"
+    assert location.country.evidence == 'meta geo.region "BD-7"'
+    assert location.city is not None and location.city.evidence.startswith(
+        'meta geo.placename "Lalmohan, Bhola"')
+    only_position = lxml.html.fromstring(
+        '<html><head><meta name="ICBM" content="13.7563, 100.5018"></head><body></body></html>')
+    location = read_location([page_clues(only_position, [], "https://x.test/")])
+    assert location.city is not None and location.city.value == "Bangkok"
+    assert location.city.evidence.startswith('meta icbm "13.7563, 100.5018"')

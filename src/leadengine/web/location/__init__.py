@@ -49,7 +49,11 @@ from leadengine.web.location.address_candidates import (
     top,
 )
 from leadengine.web.location.map_links import (
+    GEO_NAMES,
+    GEO_POSITIONS,
     MapClue,
+    geo_clues,
+    geo_country,
     host,
     is_map_link,
     map_city,
@@ -139,7 +143,21 @@ def page_clues(tree: lxml.html.HtmlElement, nodes: list[str], url: str) -> PageC
                 if len(links) >= MAX_MAP_LINKS:
                     break
     return PageClues(url=url, nodes=tuple(edge), address_texts=tuple(addresses),
-                     postal_addresses=tuple(postal_addresses(tree)), map_links=tuple(links))
+                     postal_addresses=tuple(postal_addresses(tree)), map_links=tuple(links),
+                     geo_meta=tuple(_geo_meta(tree)))
+
+
+_GEO_META = frozenset((*GEO_NAMES, *GEO_POSITIONS, "geo.region"))
+
+
+def _geo_meta(tree: lxml.html.HtmlElement) -> list[tuple[str, str]]:
+    """(name, content) of the place metadata among the page's first 200 ``<meta>``."""
+    found = []
+    for meta in islice(tree.iter("meta"), 200):
+        name = (meta.get("name") or meta.get("property") or "").strip().lower()
+        if name in _GEO_META and meta.get("content"):
+            found.append((name, str(meta.get("content"))))
+    return found[:20]
 
 
 def _element_text(element: lxml.html.HtmlElement) -> str:
@@ -193,6 +211,10 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
                 country = Part(code, f'country name in address text: "{quote(candidate.text)}"')
                 break
     if country is None:
+        meta = next((geo for page in pages if (geo := geo_country(page.geo_meta))), None)
+        if meta is not None and meta[0] in places.countries:
+            country = Part(*meta)
+    if country is None:
         country = _site_country(url, numbers, language, places)
 
     code = country.value if country else None
@@ -220,6 +242,7 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
     city = city or fallback
     maps = [clue for page in pages for link in page.map_links[:MAX_MAP_LINKS]
             if (clue := read_map_link(link)) is not None]
+    maps += [clue for page in pages for clue in geo_clues(page.geo_meta)]
     if city is None:
         city = map_city(maps, code, places)
     if city is None:

@@ -188,3 +188,38 @@ def map_city(maps: Sequence[MapClue], country: str | None, places: Gazetteer) ->
                 return Part(places.city(row).name,
                             f"{clue.evidence} ({km:.0f} km from {places.city(row).name})")
     return None
+
+
+#: Head metadata that places a page: a place name, coordinates, or an ISO 3166-2 region.
+GEO_NAMES = ("geo.placename", "og:locality", "business:contact_data:locality",
+             "place:location:locality")
+GEO_POSITIONS = ("geo.position", "icbm", "place:location:latitude")
+
+
+def geo_clues(meta: Sequence[tuple[str, str]]) -> list[MapClue]:
+    """Map-like clues from a page's geo metadata: ``geo.placename`` and ``og:locality``
+    name a place (read like a map link's query), ``geo.position`` and ``ICBM`` give its
+    coordinates ("13.7563;100.5018")."""
+    clues = []
+    for name, content in meta:
+        content = " ".join(content.split())[:200]
+        if not content:
+            continue
+        if name in GEO_NAMES:
+            clues.append(MapClue(content, None, f'meta {name} "{content}"'))
+        elif name in GEO_POSITIONS:
+            point = _coords_text(content.replace(";", ","))
+            if point is not None:
+                clues.append(MapClue("", point, f'meta {name} "{content}"'))
+    return clues
+
+
+def geo_country(meta: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """(ISO country code, evidence) from ``geo.region`` ("TH-10") or
+    ``og:country-name``'s code, if the page's head has one."""
+    for name, content in meta:
+        code = content.strip().upper()
+        if name == "geo.region" and len(code) >= 2 and code[:2].isalpha() and (
+                len(code) == 2 or code[2] == "-"):
+            return code[:2], f'meta geo.region "{content.strip()[:20]}"'
+    return None

@@ -49,6 +49,10 @@ class PageClues:
     postal_addresses: tuple[dict[str, str], ...] = ()
     #: Links and embeds pointing to Google, Kakao, Naver, Apple maps or OpenStreetMap.
     map_links: tuple[str, ...] = ()
+    #: Place metadata of the page's head, (name, content): ``geo.placename``,
+    #: ``geo.position``, ``ICBM``, ``geo.region``, ``og:locality``, ``og:country-name``,
+    #: ``business:contact_data:locality``...
+    geo_meta: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
