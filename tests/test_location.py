@@ -681,3 +681,32 @@ def test_geo_metadata_places_a_page_without_an_address() -> None:
     location = read_location([page_clues(only_position, [], "https://x.test/")])
     assert location.city is not None and location.city.value == "Bangkok"
     assert location.city.evidence.startswith('meta icbm "13.7563, 100.5018"')
+
+
+@pytest.mark.parametrize(("html", "street"), [
+    # Turkish: "Sk." (sokak) and "No:17".
+    ("<address>Kadırga Meydanı Sk. No:17, 34122 Fatih/İstanbul</address>",
+     "Kadırga Meydanı Sk. No:17, 34122 Fatih/İstanbul"),
+    ("<p>Address: Calle Mayor 12, 28013 Madrid</p>", "Calle Mayor 12, 28013 Madrid"),
+    # A template's address, never filled in.
+    ("<p>123 Clinic Street, City, Country</p>", None),
+    ("<p>Address: Your address here, City, State, Zip</p>", None),
+])
+def test_more_street_forms_and_template_addresses(html: str, street: str | None) -> None:
+    from leadengine.web.extract import text_nodes
+    from leadengine.web.location import page_clues, read_location
+
+    tree = lxml.html.fromstring(f"<html><body>{html}</body></html>")
+    found = read_location([page_clues(tree, text_nodes(tree), "https://x.test/")])
+    assert (found.street_address.value if found.street_address else None) == street
+
+
+def test_a_json_ld_street_that_is_only_a_district_is_not_a_street() -> None:
+    from leadengine.web.location import page_clues, read_location
+
+    html = ('<html><head><script type="application/ld+json">{"@type": "LocalBusiness", '
+            '"name": "X", "address": {"@type": "PostalAddress", "streetAddress": "อ.สารภี", '
+            '"addressRegion": "เชียงใหม่", "postalCode": "50140"}}</script></head>'
+            '<body></body></html>')
+    found = read_location([page_clues(lxml.html.fromstring(html), [], "https://x.test/")])
+    assert found.street_address is None and found.postal_code is not None

@@ -282,6 +282,11 @@ def test_facebook_only_and_platform_dependent() -> None:
     ("The best dental clinic in town for you and your family", "th", "en"),
     ("Bienvenue dans notre restaurant et nous vous proposons une cuisine", "", "fr"),
     ("", "th", "th"), ("", "", "und"), ("12345 !!!", "", "und"),
+    # Lorem ipsum is in no language: the attribute (or English) decides.
+    ("Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
+     "incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam", "en", "en"),
+    # No common word of any language: the attribute, whatever language it names.
+    ("Chiang Mai Thai Kitchen Meny Kontakt", "sv", "sv"),
 ])
 def test_language_of_any_script(text: str, lang: str, expected: str) -> None:
     assert detect_language(text, lang) == expected

@@ -69,6 +69,11 @@ _WORDS = {
     "tl": "ang mga ng sa at na ay para kami ninyo namin ito",
     "tr": "ve bir bu için ile da de olarak çok daha en biz sizin",
 }
+_LOREM = frozenset("lorem ipsum dolor sit amet consectetur consectetuer adipiscing elit sed "
+                   "eiusmod tempor incididunt labore dolore magna aliqua enim minim veniam "
+                   "quis nostrud exercitation ullamco laboris nisi aliquip commodo".split())
+#: The filler's words that are also common words of a language.
+_LOREM_VOTES = frozenset("et in ut ad ex a do id non est".split()) | _LOREM
 _WORD_LANGUAGE = {word: lang for lang, words in reversed(_WORDS.items())
                   for word in words.split()}
 
@@ -110,12 +115,16 @@ def _latin_language(words: list[str], declared: str) -> str:
     joined = " ".join(words[:3000])
     if len(_VIETNAMESE.findall(joined)) >= max(3, len(words) // 20):
         return "vi"
-    votes = Counter(_WORD_LANGUAGE[w] for w in (w.lower() for w in words[:3000])
-                    if w in _WORD_LANGUAGE)
+    lowered = [w.lower() for w in words[:3000]]
+    # Lorem ipsum is a template's filler, in no language ("et", "in", "ut" are not
+    # French or English votes).
+    if sum(w in _LOREM for w in lowered) >= 3:
+        lowered = [w for w in lowered if w not in _LOREM_VOTES]
+    votes = Counter(_WORD_LANGUAGE[w] for w in lowered if w in _WORD_LANGUAGE)
     if not votes:
         # A few words that are no language's commonest ("Coming soon", a brand): the
-        # attribute, if it names a Latin-script language, else English.
-        return declared if declared in _WORDS or declared == "vi" else "en"
+        # attribute if it names a language, else English.
+        return declared if re.fullmatch(r"[a-z]{2}", declared) else "en"
     best, count = votes.most_common(1)[0]
     if declared in votes and votes[declared] >= count * 0.8:
         return declared  # a close call: the attribute breaks it

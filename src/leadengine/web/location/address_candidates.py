@@ -93,9 +93,11 @@ def _element_candidates(text: str, order: int, source: str = "element"
 
 def top(found: Sequence[ap.Candidate]) -> list[ap.Candidate]:
     """The best :data:`MAX_PLACED` candidates, leaving out one that is part of a better
-    one's text (the windows of one address overlap)."""
+    one's text (the windows of one address overlap) and a template's address."""
     chosen: list[ap.Candidate] = []
     for candidate in sorted(found, key=lambda c: (-c.score, -len(c.text), c.order)):
+        if ap.TEMPLATE_ADDRESS.search(candidate.text.lower()):
+            continue  # "123 Clinic Street, City, Country": joined from nodes, a template's
         if not any(candidate.text in other.text for other in chosen):
             chosen.append(candidate)
             if len(chosen) == MAX_PLACED:

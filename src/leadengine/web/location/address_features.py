@@ -29,10 +29,14 @@ STREET_WORDS = frozenset(
     "flat chome machi cho ku gu dong ro gil duong phuong quan huyen ngo hem kel kec kab "
     "kelurahan kecamatan "
     "kabupaten rt rw gang calle carrera avenida rua rue strasse weg platz viale piazza "
-    "pobox opp opposite cross industrial zone district dist tehsil taluka".split())
+    "pobox opp opposite cross industrial zone district dist tehsil taluka "
+    "sokak sokagi sokağı cadde caddesi mahallesi mahalle bulvari bulvarı "
+    "carretera camino paseo plaza travessa estrada praca boulevard chaussee allee gasse "
+    "straat laan gata gatan vagen vägen vej gade utca ulica ul ulitsa prospekt".split())
 #: Abbreviations that are street types only after another word ("Dundas St", not "St.
 #: John" or "Dr. Smith" at the start).
-STREET_ABBREVIATIONS = frozenset("st str rd ave av blvd ln dr ct pl hwy cres pkwy sq cir".split())
+STREET_ABBREVIATIONS = frozenset("st str rd ave av blvd ln dr ct pl hwy cres pkwy sq cir "
+                                  "sk cad mah cra cl".split())
 #: Address markers of other scripts, matched as substrings (only in non-ASCII text):
 #: literals only, which the regex engine finds by their first character.
 NATIVE = re.compile(
@@ -50,8 +54,8 @@ _NATIVE_CONTEXT = re.compile(
 _CONTEXT_CHARS = frozenset("区市県番号階층로길구군路街道巷弄省县")
 #: Markers that are a house or building number by themselves.
 _NUMBER_MARKER = re.compile(r"เลขที่|အမှတ်|番地|丁目|번길|번지|"
-                            r"\b(?:no|number|house|plot|shop|unit|suite|flat|lot|office|room|villa|apt)\b"
-                            r"\.?\s?#?[a-z]?\d")
+                            r"\b(?:no|nr|nro|num|number|house|plot|shop|unit|suite|flat|lot|office|"
+                            r"room|villa|apt)\b[.:]?\s?#?[a-z]?\d|n[°º]\s?\d")
 _NUMBER_CONTEXT = re.compile(r"\d\s?番|(?<=[가-힣])[로길]\s?\d")
 _NUMBER = re.compile(r"(?<!\d\.)(?<![\d,:])#?[a-z]?\d{1,5}[a-z]?(?:[/-]\d{1,5}[a-z]?)*"
                      r"(?!\d|[.,:]\d)")

@@ -208,10 +208,19 @@ _DIGITS = re.compile(r"\d")
 _LETTERS = re.compile(r"[^\W\d_]")
 
 
+#: A template's address, never filled in: "123 Clinic Street, City, Country", "Your
+#: address here", "Street name 123, City, State, Zip", lorem ipsum.
+TEMPLATE_ADDRESS = re.compile(
+    r"\bcity,? (?:state|country|zip)\b|\b(?:your|company|business|street) (?:address|name)\b|"
+    r"\baddress (?:here|line)\b|\blorem\b|"
+    r"\bzip ?code\b|\bpostal code\b|\byour city\b")
+
+
 def rejected(folded: str) -> bool:
-    """Copyright lines, opening hours, prices, phone/e-mail-only lines, navigation."""
+    """Copyright lines, opening hours, prices, phone/e-mail-only lines, navigation, a
+    template's address."""
     if _COPYRIGHT.search(folded) or _HOURS_WORDS.search(folded) or _PRICE.search(folded) \
-            or "»" in folded or " > " in folded:
+            or "»" in folded or " > " in folded or TEMPLATE_ADDRESS.search(folded):
         return True
     digits = len(_DIGITS.findall(folded))
     if digits and TIME_SPAN.search(folded) and _HOURS.search(folded):

@@ -11,7 +11,8 @@ from typing import Any
 import lxml.html
 
 from leadengine.web.facts import _items, _json_ld_blocks
-from leadengine.web.location.address_features import street_count
+from leadengine.web.location.address_features import has_road
+from leadengine.web.location.address_patterns import TEMPLATE_ADDRESS
 from leadengine.web.location.place_names import cities_in, city_part
 from leadengine.web.location.places import Gazetteer, Text
 from leadengine.web.location.text_folding import fold
@@ -111,7 +112,10 @@ def postal_street(postal: dict[str, str] | None) -> Part | None:
         return None
     value = postal["streetAddress"]
     folded = fold(value)
-    if any(c.isdigit() for c in folded) or street_count(folded):
+    # A number or a road: a district alone ("อ.สารภี", "Bang Rak") is not a street.
+    if TEMPLATE_ADDRESS.search(folded):
+        return None
+    if any(c.isdigit() for c in folded) or has_road(folded):
         return Part(value, "JSON-LD streetAddress")
     return None
 
