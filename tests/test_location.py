@@ -710,3 +710,15 @@ def test_a_json_ld_street_that_is_only_a_district_is_not_a_street() -> None:
             '<body></body></html>')
     found = read_location([page_clues(lxml.html.fromstring(html), [], "https://x.test/")])
     assert found.street_address is None and found.postal_code is not None
+
+
+def test_a_namesake_far_from_the_named_region_is_not_the_city() -> None:
+    """春日 (Kasuga) is a city in Fukuoka; in "東京都練馬区春日町" it is a Tokyo street."""
+    from leadengine.web.extract import text_nodes
+    from leadengine.web.location import page_clues, read_location
+
+    tree = lxml.html.fromstring("<html><body><p>〒179-0074 東京都練馬区春日町6丁目8-46</p>"
+                                "</body></html>")
+    found = read_location([page_clues(tree, text_nodes(tree), "https://x.test/")])
+    assert found.city is not None and found.city.value == "Tokyo"
+    assert found.region is not None and found.region.value == "Tokyo"

@@ -107,9 +107,14 @@ def cities_in(text: Text, country: str | None, places: Gazetteer,
         options.append(CityHit(container, hit, named_as))
     if not options:
         return None
+    every = options
     cities = [o for o in options if not in_region(o.hit, places.city(o.row).country)
               and (country is None or places.city(o.row).country == country)]
     options = cities or options
+    # A city far from the region named with it is a namesake elsewhere; with no city near
+    # it, the city the region is called after ("東京都" -> Tokyo) is the answer.
+    options = (_near_named_region(options, regions, text, places)
+               or _near_named_region(every, regions, text, places) or options)
 
     def rank(item: CityHit) -> tuple[bool, float, bool]:
         city = places.city(item.row)
@@ -119,6 +124,27 @@ def cities_in(text: Text, country: str | None, places: Gazetteer,
                 math.log10(max(city.population, 10)) + 3 * near, not item.named)
 
     return max(options, key=rank)
+
+
+#: A city farther than this from the city its named region is called after is a
+#: namesake elsewhere: 春日 (Kasuga, Fukuoka) in "東京都練馬区春日町".
+REGION_KM = 300.0
+
+
+def _near_named_region(options: list[CityHit], regions: Sequence[tuple[int, int, set[str]]],
+                       text: Text, places: Gazetteer) -> list[CityHit]:
+    """The options near the city a named region is called after (Tokyo for 東京都, Chiang
+    Mai for จังหวัดเชียงใหม่), when the text names such a region; [] when it names none,
+    or no option is near it (the caller keeps them all)."""
+    anchors = []
+    for start, end, countries in regions:
+        for hit in places.city_index.find(Text(text.folded[start:end])):
+            anchors += [places.city(r) for r in hit.rows if places.city(r).country in countries]
+    if not anchors:
+        return []
+    return [o for o in options if any(
+        _km(places.city(o.row).lat, places.city(o.row).lng, a.lat, a.lng) <= REGION_KM
+        for a in anchors)]
 
 
 def city_part(hit: CityHit, evidence: str, places: Gazetteer) -> Part:
