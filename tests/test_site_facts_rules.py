@@ -305,3 +305,22 @@ def test_language_detection_is_fast_on_a_long_page() -> None:
     for _ in range(10):
         detect_language(text)
     assert (time.perf_counter() - start) / 10 < 0.02
+
+
+def test_a_label_makes_a_number_something_else_only_right_before_it() -> None:
+    profile = site_of("<p>Tax invoice available. Tel: 02-555-0147</p>"
+                      "<p>LINE ID: @shop · Tel 081-555-0198</p>"
+                      "<p>Tax ID: 0105561234567</p><p>Account no.</p><p>123-4-56789-0</p>",
+                      url="https://shop.co.th/")
+    contacts = profile["contacts"]
+    assert isinstance(contacts, dict)
+    assert contacts["phones"] == ["+6625550147", "+66815550198"]
+
+
+def test_a_number_not_possible_in_the_country_read_is_tried_in_the_markets() -> None:
+    from leadengine.web.phones import normalise_phones
+
+    # A Thai mobile on a site whose address abroad made the country Singapore.
+    assert normalise_phones(["081-555-0198"], "SG")[0] == ["+66815550198"]
+    # Unreadable anywhere but long enough to dial: kept as written; a date is not.
+    assert normalise_phones(["099-1234-56789", "01-01-2024"], "SG")[0] == ["099-1234-56789"]

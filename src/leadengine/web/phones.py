@@ -78,9 +78,11 @@ def _region_of_international(raw: str) -> str | None:
     return region if region and region != "ZZ" else None
 
 
-def to_e164(raw: str, region: str | None) -> str | None:
+def to_e164(raw: str, region: str | None, possible: bool = True) -> str | None:
     """``raw`` in E.164, read in ``region`` when it has no country code (else in each
-    fallback region until one is valid); None when it is not a phone number."""
+    fallback region until one is valid); None when it is not a phone number. In a known
+    ``region``, a number that is only possible there (not valid: a new range, a fictional
+    555 number) counts when ``possible``."""
     regions = [region] if region else list(FALLBACK_REGIONS)
     for candidate in regions:
         try:
@@ -88,7 +90,7 @@ def to_e164(raw: str, region: str | None) -> str | None:
         except phonenumbers.NumberParseException:
             continue
         valid = phonenumbers.is_valid_number(number)
-        if valid or (region and phonenumbers.is_possible_number(number)):
+        if valid or (region and possible and phonenumbers.is_possible_number(number)):
             return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
     return None
 
@@ -146,13 +148,21 @@ def normalise_phones(raw: Iterable[str], region: str | None) -> tuple[list[str],
     one per number). Each number is in E.164; one that cannot be read as a number of the
     site's country (the country unknown, and not one of the fallbacks) is kept as the
     site wrote it rather than lost, since a salesperson can still dial it. With a known
-    country, strings that are not possible numbers there are left out."""
+    country, a string that is not a possible number there is read in the fallback
+    markets, else kept as written when it has 9-12 digits, else left out (a date, a
+    price, a short code)."""
     numbers: dict[str, str] = {}
     for text in raw:
         written = " ".join(text.split())
-        number = to_e164(written, region)
-        if number is None and region is None and sum(c.isdigit() for c in written) >= 7:
-            number = written
+        number = to_e164(written, region, possible=False)
+        if number is None and region is not None:
+            # The country read from the site may be wrong (an address abroad, a foreign
+            # TLD): a number valid in the team's markets is read there before a number
+            # merely possible in that country.
+            number = to_e164(written, None) or to_e164(written, region)
+        digits = sum(c.isdigit() for c in written)
+        if number is None and (digits >= 7 if region is None else 9 <= digits <= 12):
+            number = written  # unreadable, but a salesperson can still dial it
         if number is not None and number not in numbers:
             numbers[number] = written
     return list(numbers), list(numbers.values())

@@ -355,9 +355,9 @@ def text_signals(signals: Signals, tree: lxml.html.HtmlElement, nodes: list[str]
 
 
 def _phones_in(page_text: str, nodes: list[str]) -> list[str]:
-    """Phone numbers written in the text, but those after words that make them a bank
-    account, a tax id or an order number (on their line, or on the line before when the
-    number is a text node of its own: "<b>Account no:</b> 012-3-45678-9"), and the
+    """Phone numbers written in the text, but those right after words that make them a
+    bank account, a tax id or an order number (on their line, or on the line before when
+    the number is a text node of its own: "<b>Account no:</b> 012-3-45678-9"), and the
     text nodes that are nothing but a number of 9 to 15 digits (a footer's "7477217141"
     after a phone icon: written without 0 or +, the pattern above misses it)."""
     found = []
@@ -366,16 +366,25 @@ def _phones_in(page_text: str, nodes: list[str]) -> list[str]:
         context = page_text[line_start: match.start()]
         if not context.strip() and line_start:  # the number is its own node: its label
             context = page_text[page_text.rfind("\n", 0, line_start - 1) + 1: line_start]
-        if not NOT_A_PHONE.search(context[-120:]):
+        if not _labelled_not_a_phone(context):
             found.append(match.group().strip())
         if len(found) >= MAX_CONTACTS:
             return found
     found += _labelled_phones(page_text.lower())
     for i, node in enumerate(nodes):
         if (9 <= len(node) <= 22 and node[0] in _BARE_START and _BARE_PHONE.fullmatch(node)
-                and not (i and NOT_A_PHONE.search(nodes[i - 1][-120:]))):
+                and not (i and _labelled_not_a_phone(nodes[i - 1]))):
             found.append(node.strip())
     return found
+
+
+def _labelled_not_a_phone(before: str) -> bool:
+    """Whether the text right before a number labels it as something else ("Account no:
+    ", "เลขที่บัญชี ", "Tax ID: "): the label must end within a few characters of the
+    number, so "Tax invoice available. Tel: 02-555-0147" is a phone."""
+    tail = before[-48:]
+    ends = [match.end() for match in NOT_A_PHONE.finditer(tail)]
+    return bool(ends) and len(tail[ends[-1]:].strip(" \t:：.#-–=()")) <= 4
 
 
 def _labelled_phones(lowered: str) -> list[str]:
