@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from itertools import islice
 
 import lxml.html
-from lxml import etree
 
 from leadengine.web.injection import find_injections
 
@@ -30,8 +29,9 @@ _PAGE_WORDS = re.compile(
     r"inicio|startseite|หน้าแรก|หน้าหลัก|ホーム|トップ|トップページ|홈|메인|首页|首頁|主页|"
     r"trang chủ|beranda|halaman utama|الرئيسية|হোম|होम|ပင်မစာမျက်နှာ)$", re.I)
 _TAGLINE = re.compile(r"^(the )?(best|leading|top|no\.? ?1|#1|welcome to|your |we )", re.I)
-#: Elements read for a logo or a brand: the header comes first in a page.
-_MAX_HEAD_ELEMENTS = 2_000
+#: Images read for a logo, and elements for a brand: the header comes first in a page.
+_MAX_IMAGES = 100
+_MAX_BRAND_ELEMENTS = 400
 _BRAND = re.compile(r"brand|logo|site-?title|site-?name", re.I)
 _COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?)?\s*"
                         r"(?:by\s+)?([^.|,©]{2,60})", re.I)
@@ -51,23 +51,24 @@ class NameHints:
 
 
 def name_hints(tree: lxml.html.HtmlElement, nodes: list[str]) -> NameHints:
-    """The logo's alt text, the header's brand, the first h1 and the copyright holder."""
-    logo = brand = h1 = ""
-    for element in islice(tree.iter(etree.Element), _MAX_HEAD_ELEMENTS):
-        tag = element.tag
-        marks = f"{element.get('class') or ''} {element.get('id') or ''}"
-        if not logo and tag == "img":
-            alt = _clean(element.get("alt") or "")
-            if alt and (_BRAND.search(marks + " " + (element.get("src") or ""))
-                        or _in_brand_link(element)):
-                logo = alt
-        elif not brand and tag in ("a", "div", "span", "p", "strong", "h1", "h2") and \
-                _BRAND.search(marks):
-            brand = _clean(element.text_content())
-        elif not h1 and tag == "h1":
-            h1 = _clean(element.text_content())
-        if logo and brand and h1:
+    """The logo's alt text, the header's brand, the first h1 and the copyright holder
+    (the first :data:`_MAX_IMAGES` images and :data:`_MAX_BRAND_ELEMENTS` candidate
+    elements are read: the header comes first in a page)."""
+    logo = brand = ""
+    for img in islice(tree.iter("img"), _MAX_IMAGES):
+        alt = _clean(img.get("alt") or "")
+        if alt and (_BRAND.search(f"{img.get('class') or ''} {img.get('id') or ''} "
+                                  f"{img.get('src') or ''}") or _in_brand_link(img)):
+            logo = alt
             break
+    for element in islice(tree.iter("a", "div", "span", "p", "strong", "h1", "h2"),
+                          _MAX_BRAND_ELEMENTS):
+        marks = element.get("class") or element.get("id")
+        if marks and _BRAND.search(f"{element.get('class') or ''} {element.get('id') or ''}"):
+            brand = _clean(element.text_content())
+            if brand:
+                break
+    h1 = next((_clean(h.text_content()) for h in islice(tree.iter("h1"), 1)), "")
     copyright_holder = ""
     for node in reversed(nodes[-200:]):
         match = _COPYRIGHT.search(node)

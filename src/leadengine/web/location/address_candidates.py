@@ -5,12 +5,15 @@ city, region and postcodes."""
 
 from __future__ import annotations
 
+import re
 import time
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate, chain, islice
 
 from leadengine.web.location import address_patterns as ap
-from leadengine.web.location.address_features import Postcode
+from leadengine.web.location.address_features import NATIVE, Postcode
 from leadengine.web.location.place_names import CityHit, cities_in, postcodes_in, region_in
 from leadengine.web.location.places import Gazetteer, Text
 from leadengine.web.location.postal_address import is_plain
@@ -54,8 +57,9 @@ def candidates(pages: Sequence[PageClues], postal: dict[str, str] | None
         if isinstance(text, str) and time.thread_time() <= ends:
             found += _element_candidates(text[:1000], (page_index + 1) * 1_000_000 + index)
     texts = [edges(list(page.nodes)) for page in pages]
+    near = [_near_anchors(nodes) for nodes in texts]
     read: list[list[list[ap.Node] | None]] = [[None] * len(nodes) for nodes in texts]
-    for count, (page_index, index) in enumerate(_reading_order([len(t) for t in texts])):
+    for count, (page_index, index) in enumerate(_reading_order([len(t) for t in texts], near)):
         if not count & 63 and time.thread_time() > ends:
             break
         text = texts[page_index][index]
@@ -69,14 +73,54 @@ def candidates(pages: Sequence[PageClues], postal: dict[str, str] | None
     return found
 
 
-def _reading_order(sizes: Sequence[int]) -> Iterator[tuple[int, int]]:
-    """(page, node) in reading order: each page's first and last :data:`_FIRST_NODES`
-    nodes, page by page, then the middles."""
+#: What an address has somewhere in its few nodes: a digit (any script: a house number,
+#: a postcode), a native address marker, an address label, a "Town, ST" ending (street
+#: words alone are not looked for: a word alternation costs 50 ms on 250 KB). Searched once
+#: over a page's joined text (in C); only the nodes within an address window of one are
+#: classified, not the page's prose and menus (a 300 KB page: 4.9 -> 1.5 ms).
+_ANCHORS = (re.compile(r"\d+"), NATIVE, re.compile(ap.LABEL_WORDS),
+            # The words of an address written without a number: "Sanchaung Ward,
+            # Sanchaung Township", "Mapo-gu, Hapjeong-dong", "Airport Road".
+            re.compile(r"ward|township|tsp|tambon|amphoe|khet|khwaeng|-gu\b|-dong\b|-ku\b|"
+                       r"chome|district|road|street|soi |moo |avenue|lane|jalan|highway|"
+                       r"hwy|estate|quarter"))
+#: Past this many anchors, every node is read (a page of numbers: expanding each anchor
+#: costs more than it saves).
+_MAX_ANCHORS = 1_000
+_TOWN_ST = re.compile(r", [A-Z]{2,3}\b")
+
+
+def _near_anchors(nodes: Sequence[str]) -> set[int]:
+    """The indexes of the nodes worth classifying: the nodes with an address anchor and
+    those within an address window (:data:`address_patterns.MAX_WINDOW`) of one."""
+    texts = [text[:5000] if isinstance(text, str) else "" for text in nodes]
+    joined = "\n".join(texts)
+    starts = list(accumulate((len(t) + 1 for t in texts), initial=0))
+    radius = ap.MAX_WINDOW
+    lowered = joined.lower()
+    # One scan per kind: an alternation of the three is tried branch by branch at every
+    # position (2.7 ms on 18 KB; 0.7 ms as three scans).
+    anchors = {bisect_right(starts, match.start()) - 1
+               for match in islice(chain(*(anchor.finditer(lowered) for anchor in _ANCHORS),
+                                         _TOWN_ST.finditer(joined)), _MAX_ANCHORS)}
+    if len(anchors) >= _MAX_ANCHORS:
+        return set(range(len(texts)))
+    return {near for index in anchors
+            for near in range(max(0, index - radius), min(len(texts), index + radius + 1))}
+
+
+def _reading_order(sizes: Sequence[int], chosen: Sequence[set[int]]
+                   ) -> Iterator[tuple[int, int]]:
+    """(page, node) of the ``chosen`` nodes in reading order: each page's first and last
+    :data:`_FIRST_NODES` nodes, page by page, then the middles."""
+    middles = []
     for page, size in enumerate(sizes):
-        yield from ((page, i) for i in range(min(size, _FIRST_NODES)))
-        yield from ((page, i) for i in range(max(_FIRST_NODES, size - _FIRST_NODES), size))
-    for page, size in enumerate(sizes):
-        yield from ((page, i) for i in range(_FIRST_NODES, max(_FIRST_NODES, size - _FIRST_NODES)))
+        indexes = sorted(chosen[page])
+        yield from ((page, i) for i in indexes if i < _FIRST_NODES)
+        yield from ((page, i) for i in indexes if i >= max(_FIRST_NODES, size - _FIRST_NODES))
+        middles.append([i for i in indexes if _FIRST_NODES <= i < size - _FIRST_NODES])
+    for page, indexes in enumerate(middles):
+        yield from ((page, i) for i in indexes)
 
 
 def _element_candidates(text: str, order: int, source: str = "element"

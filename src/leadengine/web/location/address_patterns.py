@@ -51,12 +51,14 @@ __all__ = [
 # --- labels, stops and rejections ------------------------------------------------------
 
 #: An "Address" label at the start of a node; what follows it is the address.
+#: The words of an address label (lower case).
+LABEL_WORDS = (r"address(?:es)?|addr\.?|location|our location|find us|visit us|locate us|"
+               r"where to find us|ที่อยู่|ที่ตั้ง|လိပ်စာ|住所|所在地|アクセス|주소|소재지|地址|dia chi|"
+               r"العنوان|আমাদের ঠিকানা|ঠিকানা|पता|alamat|direccion|adresse|indirizzo|endereco")
 LABEL = re.compile(
     r"^(?:(?:our|the|business|office|shop|store|clinic|head office|registered|mailing|"
     r"postal|street|physical|visit|main|company|hotel|restaurant)\s+)*"
-    r"(?P<word>address(?:es)?|addr\.?|location|our location|find us|visit us|locate us|"
-    r"where to find us|ที่อยู่|ที่ตั้ง|လိပ်စာ|住所|所在地|アクセス|주소|소재지|地址|dia chi|"
-    r"العنوان|আমাদের ঠিকানা|ঠিকানা|पता|alamat|direccion|adresse|indirizzo|endereco)"
+    rf"(?P<word>{LABEL_WORDS})"
     r"(?![a-z])\s*[:：\-.]?\s*")
 #: The labels that say "address" (not "location", "find us", "access"): what follows one
 #: is the address as the site writes it.
@@ -255,6 +257,8 @@ class Candidate:
 
 
 _MAX_WINDOW = 5
+#: How many nodes an address spans at most (a window), for callers choosing nodes.
+MAX_WINDOW = _MAX_WINDOW
 #: Score of where a candidate was read: ``<address>`` markup is the site saying so.
 _SOURCE_BONUS = {"jsonld": 5.0, "element": 5.0, "label": 4.0}
 _MAX_RUN = 8
