@@ -78,16 +78,18 @@ def candidates(pages: Sequence[PageClues], postal: dict[str, str] | None
 #: words alone are not looked for: a word alternation costs 50 ms on 250 KB). Searched once
 #: over a page's joined text (in C); only the nodes within an address window of one are
 #: classified, not the page's prose and menus (a 300 KB page: 4.9 -> 1.5 ms).
-_ANCHORS = (re.compile(r"\d+"), NATIVE, re.compile(ap.LABEL_WORDS),
+_LINE = "[^\n]*"
+_ANCHORS = (re.compile(r"\d" + _LINE), re.compile(f"(?:{NATIVE.pattern}){_LINE}"),
+            re.compile(f"(?:{ap.LABEL_WORDS}){_LINE}"),
             # The words of an address written without a number: "Sanchaung Ward,
             # Sanchaung Township", "Mapo-gu, Hapjeong-dong", "Airport Road".
-            re.compile(r"ward|township|tsp|tambon|amphoe|khet|khwaeng|-gu\b|-dong\b|-ku\b|"
+            re.compile(r"(?:ward|township|tsp|tambon|amphoe|khet|khwaeng|-gu\b|-dong\b|-ku\b|"
                        r"chome|district|road|street|soi |moo |avenue|lane|jalan|highway|"
-                       r"hwy|estate|quarter"))
+                       r"hwy|estate|quarter)" + _LINE))
 #: Past this many anchors, every node is read (a page of numbers: expanding each anchor
 #: costs more than it saves).
 _MAX_ANCHORS = 1_000
-_TOWN_ST = re.compile(r", [A-Z]{2,3}\b")
+_TOWN_ST = re.compile(r", [A-Z]{2,3}\b[^\n]*")
 
 
 def _near_anchors(nodes: Sequence[str]) -> set[int]:
@@ -100,6 +102,7 @@ def _near_anchors(nodes: Sequence[str]) -> set[int]:
     lowered = joined.lower()
     # One scan per kind: an alternation of the three is tried branch by branch at every
     # position (2.7 ms on 18 KB; 0.7 ms as three scans).
+    # Each pattern ends with the rest of its line: one match per node, not per digit.
     anchors = {bisect_right(starts, match.start()) - 1
                for match in islice(chain(*(anchor.finditer(lowered) for anchor in _ANCHORS),
                                          _TOWN_ST.finditer(joined)), _MAX_ANCHORS)}
