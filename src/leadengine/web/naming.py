@@ -31,7 +31,7 @@ _PAGE_WORDS = re.compile(
 _TAGLINE = re.compile(r"^(the )?(best|leading|top|no\.? ?1|#1|welcome to|your |we )", re.I)
 #: Images read for a logo, and elements for a brand: the header comes first in a page.
 _MAX_IMAGES = 100
-_MAX_BRAND_ELEMENTS = 400
+_MAX_BRAND_ELEMENTS = 200
 _BRAND = re.compile(r"brand|logo|site-?title|site-?name", re.I)
 _COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:\d{4}(?:\s*[-–]\s*\d{4})?)?\s*"
                         r"(?:by\s+)?([^.|,©]{2,60})", re.I)
