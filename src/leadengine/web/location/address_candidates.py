@@ -86,9 +86,14 @@ _ANCHORS = (re.compile(r"\d" + _LINE), re.compile(f"(?:{NATIVE.pattern}){_LINE}"
             re.compile(r"(?:ward|township|tsp|tambon|amphoe|khet|khwaeng|-gu\b|-dong\b|-ku\b|"
                        r"chome|district|road|street|soi |moo |avenue|lane|jalan|highway|"
                        r"hwy|estate|quarter)" + _LINE))
-#: Past this many anchors, every node is read (a page of numbers: expanding each anchor
-#: costs more than it saves).
-_MAX_ANCHORS = 1_000
+#: Anchors looked at, at most, per kind.
+_MAX_ANCHORS = 5_000
+#: A page with more nodes holding digits than this is a table of numbers: only its first
+#: and last :data:`_EDGE_NUMBERED` nodes are read for them.
+_MAX_NUMBERED = 300
+_EDGE_NUMBERED = 150
+#: Nodes longer than this are prose for the area words.
+_SHORT_NODE = 120
 _TOWN_ST = re.compile(r", [A-Z]{2,3}\b[^\n]*")
 
 
@@ -103,11 +108,22 @@ def _near_anchors(nodes: Sequence[str]) -> set[int]:
     # One scan per kind: an alternation of the three is tried branch by branch at every
     # position (2.7 ms on 18 KB; 0.7 ms as three scans).
     # Each pattern ends with the rest of its line: one match per node, not per digit.
+    digits, native, label, area = _ANCHORS
+    # Labels and area words ("location", "road", "ward") count in short nodes only: prose
+    # has them.
+    short = "\n".join(t if len(t) <= _SHORT_NODE else " " * len(t) for t in texts).lower()
     anchors = {bisect_right(starts, match.start()) - 1
-               for match in islice(chain(*(anchor.finditer(lowered) for anchor in _ANCHORS),
-                                         _TOWN_ST.finditer(joined)), _MAX_ANCHORS)}
-    if len(anchors) >= _MAX_ANCHORS:
-        return set(range(len(texts)))
+               for match in islice(chain(native.finditer(lowered), label.finditer(short),
+                                         area.finditer(short), _TOWN_ST.finditer(joined)),
+                                   _MAX_ANCHORS)}
+    numbered = [bisect_right(starts, match.start()) - 1
+                for match in islice(digits.finditer(lowered), _MAX_ANCHORS)]
+    if len(numbered) > _MAX_NUMBERED:
+        # A table of numbers (prices, a directory): its middle is not read for numbers,
+        # only its first and last nodes, where contact details live.
+        size = len(texts)
+        numbered = [i for i in numbered if i < _EDGE_NUMBERED or i >= size - _EDGE_NUMBERED]
+    anchors.update(numbered)
     return {near for index in anchors
             for near in range(max(0, index - radius), min(len(texts), index + radius + 1))}
 
