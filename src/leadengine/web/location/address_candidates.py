@@ -90,7 +90,7 @@ _ANCHORS = (re.compile(r"\d" + _LINE), re.compile(f"(?:{NATIVE.pattern}){_LINE}"
 _MAX_ANCHORS = 5_000
 #: A page with more nodes holding digits than this is a table of numbers: only its first
 #: and last :data:`_EDGE_NUMBERED` nodes are read for them.
-_MAX_NUMBERED = 300
+_MAX_NUMBERED = 80
 _EDGE_NUMBERED = 150
 #: Nodes longer than this are prose for the area words.
 _SHORT_NODE = 120
