@@ -7,7 +7,7 @@ term rules; :func:`load_taxonomy` validates and compiles it once.
   unless the words strongly disagree (another category has >= 15 points and 3x the typed
   one's). Organization, LocalBusiness, WebSite... belong to no category.
 * Else terms (strong 3 points, normal 1, weak 0.3) are counted with source weights: name
-  and title x4, description and headings x2, visible text x1 (first 8,000 characters);
+  and title x4, description and headings x2, visible text x1 (first 5,000 characters);
   a term counts at most once in a name, title or description, twice in the headings, 3
   times in the text, so one repeated word cannot dominate. Third-party service kinds add
   a few points. Words every site has (menu, booking, service) are weak or no term.
@@ -55,7 +55,7 @@ PHRASES: dict[str, str] = {
     "marketing_agency": "Marketing Agency", "finance": "Financial Services",
     "nonprofit": "Non-profit Organisation"}
 DEFAULT_TAXONOMY = Path(__file__).resolve().parent.parent / "data" / "categories.yaml"
-MAX_TEXT, MAX_HEADINGS = 8_000, 300
+MAX_TEXT, MAX_HEADINGS = 5_000, 300
 #: source -> (weight, how many times one term counts there), strongest first.
 SOURCES: dict[str, tuple[float, int]] = {"name": (4.0, 1), "title": (4.0, 1),
                                          "description": (2.0, 1), "headings": (2.0, 2),

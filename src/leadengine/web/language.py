@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-#: Characters of text examined (a page's first 8,000 say what it is written in).
-MAX_CHARS = 8_000
+#: Characters of text examined (a page's first 5,000 say what it is written in).
+MAX_CHARS = 5_000
 #: The language of a page with no letters and no ``lang`` attribute.
 UNDETERMINED = "und"
 
