@@ -118,6 +118,9 @@ def test_profile_command(sites: SiteServer) -> None:
     assert data["signals"]["messaging_link"] and data["language"] == "en"
     summary = runner.invoke(cli, ["profile", sites.url("yangon-school/"), "--allow-private"])
     assert "  phones:   " in summary.stdout and "+959450123456" in summary.stdout
+    # The summary says who and where, in the salesperson's words.
+    assert "\n  category: education (" in summary.stdout
+    assert "\n  place:    Yangon, Myanmar\n" in summary.stdout
     refused = runner.invoke(cli, ["profile", sites.url("yangon-school/")])
     assert refused.exit_code == 1
     assert refused.stderr.startswith("error: ") and "--allow-private" in refused.stderr

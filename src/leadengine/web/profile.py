@@ -53,16 +53,28 @@ def profile_summary(profile: dict[str, Any]) -> str:
     on = [name for name, value in profile["signals"].items() if value]
     off = [name for name, value in profile["signals"].items() if not value
            and name not in profile["unknown"]]
+    category = profile["business"].get("category") or {}
+    where = profile.get("location") or {}
+    place = ", ".join(dict.fromkeys(str(where[k]["value"] if k != "country" else where[k]["name"])
+                                    for k in ("city", "region", "country") if where.get(k)))
+    languages = profile.get("languages") or [profile["language"]]
     lines = [
-        f"{profile['business'].get('name') or profile['url']}  ({profile['language']})",
+        f"{profile['business'].get('name') or profile['url']}  ({', '.join(languages)})",
+        f"  category: {category.get('value', '-')} ({category.get('confidence', 0):.2f})",
+        f"  place:    {place or '-'}",
         f"  pages:    {', '.join(p['url'] for p in profile['pages'])}",
         f"  phones:   {', '.join(profile['contacts']['phones']) or '-'}",
         f"  emails:   {', '.join(profile['contacts']['emails']) or '-'}",
         f"  address:  {profile['contacts']['address'] or '-'}",
         f"  social:   {', '.join(profile['contacts']['social']) or '-'}",
+        f"  services: {', '.join(s['name'] for s in profile.get('services', [])) or '-'}",
         f"  present:  {', '.join(on) or '-'}",
         f"  absent:   {', '.join(off) or '-'}",
     ]
+    placeholders = (profile["contacts"].get("placeholder_phones", [])
+                    + profile["contacts"].get("placeholder_emails", []))
+    if placeholders:
+        lines.append(f"  template leftovers (not contacts): {', '.join(placeholders[:5])}")
     if profile["unknown"]:
         lines.append(f"  unknown:  {', '.join(profile['unknown'])} (may load inside Tag Manager)")
     for failure in profile["failed_pages"]:
