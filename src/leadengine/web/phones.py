@@ -30,15 +30,30 @@ COUNTRIES = {"thailand": "TH", "ประเทศไทย": "TH", "myanmar": "
 #: Cities of the team's markets, which addresses often give without the country.
 CITIES = {"bangkok": "TH", "กรุงเทพ": "TH", "yangon": "MM", "ရန်ကုန်": "MM",
           "mandalay": "MM", "မန္တလေး": "MM"}
-#: Page languages that name one country.
+#: Page languages spoken as the main language of one country only.
 LANGUAGES = {"th": "TH", "my": "MM", "ko": "KR", "ja": "JP", "vi": "VN", "km": "KH",
              "lo": "LA", "bn": "BD", "he": "IL", "ka": "GE", "hy": "AM", "id": "ID",
-             "si": "LK", "el": "GR"}
+             "si": "LK", "el": "GR", "ne": "NP", "mn": "MN", "dz": "BT"}
 #: ccTLDs that are not the ISO code.
 _TLD_REGIONS = {"uk": "GB"}
 #: ccTLDs sold worldwide as generic names: they say nothing about the country.
-_GENERIC_TLDS = frozenset({"co", "io", "ai", "me", "tv", "cc", "ly", "fm", "gg", "to", "ws",
-                           "sh", "so", "vc", "la", "nu", "tk", "ms", "im", "is", "it", "gl"})
+_GENERIC_TLDS = frozenset("co io ai me tv cc ly fm gg to ws sh so vc nu tk ms im is gl ac ag "
+                          "am bz cd cx dj gd gs la lc st sx tm vg ps".split())
+
+
+def domain_region(url: str) -> tuple[str, str] | None:
+    """(ISO region, ccTLD) of a site's country-code domain, unless the TLD is sold as a
+    generic name (.co, .io, .me...); None for other domains."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return None
+    tld = host.rstrip(".").rsplit(".", 1)[-1].lower() if "." in host else ""
+    if len(tld) == 2 and tld.isalpha() and tld not in _GENERIC_TLDS:
+        return _TLD_REGIONS.get(tld, tld.upper()), tld
+    return None
+
+
 _COUNTRY_WORDS = re.compile("|".join(map(re.escape, sorted({*COUNTRIES, *CITIES},
                                                              key=len, reverse=True))), re.I)
 
@@ -50,12 +65,9 @@ def site_region(url: str, language: str = "", address: str = "",
         address_country.upper() if len(address_country.strip()) == 2 else None)
     if country:
         return country
-    host = urlsplit(url).hostname or ""
-    tld = host.rsplit(".", 1)[-1].lower() if "." in host else ""
-    if len(tld) == 2 and tld.isalpha() and tld not in _GENERIC_TLDS:
-        region = _TLD_REGIONS.get(tld, tld.upper())
-        if region in phonenumbers.SUPPORTED_REGIONS:
-            return region
+    domain = domain_region(url)
+    if domain is not None and domain[0] in phonenumbers.SUPPORTED_REGIONS:
+        return domain[0]
     codes = Counter(_region_of_international(p) for p in phones if p.strip().startswith("+"))
     codes.pop(None, None)
     if codes:

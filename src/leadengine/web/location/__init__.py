@@ -54,7 +54,6 @@ from leadengine.web.location.map_links import (
     MapClue,
     geo_clues,
     geo_country,
-    host,
     is_map_link,
     map_city,
     nearest_city,
@@ -87,6 +86,7 @@ from leadengine.web.location.types import (
     edges,
     quote,
 )
+from leadengine.web.phones import LANGUAGES, domain_region
 
 __all__ = [
     "AMBIGUOUS_NAMES",
@@ -104,13 +104,6 @@ __all__ = [
 #: Pages and map links read per site.
 MAX_PAGES = 20
 MAX_MAP_LINKS = 30
-_GENERIC_TLDS = frozenset("co io ai me tv cc ly fm gg to ws sh so vc nu tk ms im gl ac ag "
-                          "am bz cd cx dj gd gs la lc st sx tm vg ps".split())
-_TLD_COUNTRIES = {"uk": "GB"}
-#: Page languages spoken as the main language of one country only.
-_LANGUAGE_COUNTRIES = {"th": "TH", "my": "MM", "ko": "KR", "ja": "JP", "km": "KH",
-                       "lo": "LA", "vi": "VN", "he": "IL", "ka": "GE", "hy": "AM",
-                       "si": "LK", "ne": "NP", "mn": "MN", "id": "ID", "dz": "BT"}
 #: What reading hostile clues can raise (a malformed number, a value out of range, a
 #: pathological nesting): such a site gets no location. Any other error is a bug, and
 #: is raised.
@@ -280,18 +273,15 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
 def _site_country(url: str, numbers: Sequence[phonenumbers.PhoneNumber], language: str,
                   places: Gazetteer) -> Part | None:
     """The country from the site's domain, its phones' country codes, its language."""
-    name = (host(url) or "").lower().rstrip(".")
-    tld = name.rsplit(".", 1)[-1] if "." in name else ""
-    if len(tld) == 2 and tld.isalpha() and tld not in _GENERIC_TLDS:
-        code = _TLD_COUNTRIES.get(tld, tld.upper())
-        if code in places.countries:
-            return Part(code, f"site domain .{tld}")
+    domain = domain_region(url)
+    if domain is not None and domain[0] in places.countries:
+        return Part(domain[0], f"site domain .{domain[1]}")
     phone = phone_country(numbers)
     if phone is not None:
         return Part(*phone)
     primary = language.strip().lower().replace("_", "-").split("-")[0]
-    if primary in _LANGUAGE_COUNTRIES:
-        return Part(_LANGUAGE_COUNTRIES[primary], f"page language {primary}")
+    if primary in LANGUAGES:
+        return Part(LANGUAGES[primary], f"page language {primary}")
     return None
 
 
