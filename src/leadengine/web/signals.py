@@ -21,7 +21,7 @@ from leadengine.web.channels import MESSAGING_APPS, booking_links, channel_flags
 from leadengine.web.extract import MAX_LINKS, MAX_SCANNED, Deadline, text_nodes
 from leadengine.web.facts import json_ld_business, sources_of
 from leadengine.web.forms import LEAD_PURPOSES, forms_of
-from leadengine.web.phones import NOT_A_PHONE, PLACEHOLDER_TEXT, is_placeholder
+from leadengine.web.phone_text import phones_in_text, placeholders_in_text
 from leadengine.web.services import ServiceHit, find_services
 from leadengine.web.signal_rules import CALL_TO_ACTION as CALL_TO_ACTION
 from leadengine.web.signal_rules import CHAT as CHAT
@@ -33,7 +33,6 @@ from leadengine.web.signal_rules import MESSAGING as MESSAGING
 from leadengine.web.signal_rules import MESSAGING_SCHEMES as MESSAGING_SCHEMES
 from leadengine.web.signal_rules import PAYMENT as PAYMENT
 from leadengine.web.signal_rules import PHONE as PHONE
-from leadengine.web.signal_rules import PHONE_AFTER_LABEL, PHONE_LABEL
 from leadengine.web.signal_rules import PLATFORM_HOSTS as PLATFORM_HOSTS
 from leadengine.web.signal_rules import SOCIAL_HOSTS as SOCIAL_HOSTS
 from leadengine.web.signal_rules import TRACKERS as TRACKERS
@@ -338,69 +337,14 @@ def text_signals(signals: Signals, tree: lxml.html.HtmlElement, nodes: list[str]
     signals.emails = [e for e in emails if kinds[e] == "real"][:MAX_CONTACTS]
     signals.placeholder_emails = _unique(signals.placeholder_emails + [
         e for e in emails if kinds[e] == "placeholder"])[:MAX_CONTACTS]
-    signals.phones = _unique(signals.phones + _phones_in(page_text, nodes))[:MAX_CONTACTS]
-    # Placeholders hold an x, or runs of zeros or of consecutive digits: only the short
-    # nodes that may hold one are searched (a price table has thousands of numbers).
-    maybe = "\n".join(n for n in nodes if len(n) < 120 and (
-        "x" in n or "X" in n or "000" in n or "123" in n or "987" in n))
-    signals.placeholder_phones = _unique(
-        signals.placeholder_phones + [m.group().strip() for m in PLACEHOLDER_TEXT.finditer(
-            maybe) if is_placeholder(m.group())])[:MAX_CONTACTS]
+    signals.phones = _unique(signals.phones + phones_in_text(page_text, nodes)
+                             )[:MAX_CONTACTS]
+    signals.placeholder_phones = _unique(signals.placeholder_phones
+                                         + placeholders_in_text(nodes))[:MAX_CONTACTS]
     # The site's street address is read from all its pages (web/location/); the
     # JSON-LD's stands for the page meanwhile.
     signals.address = str(signals.business.get("address") or "")
     return derive(signals)
-
-
-def _phones_in(page_text: str, nodes: list[str]) -> list[str]:
-    """Phone numbers written in the text, but those right after words that make them a
-    bank account, a tax id or an order number (on their line, or on the line before when
-    the number is a text node of its own: "<b>Account no:</b> 012-3-45678-9"), and the
-    text nodes that are nothing but a number of 9 to 15 digits (a footer's "7477217141"
-    after a phone icon: written without 0 or +, the pattern above misses it)."""
-    found = []
-    for match in PHONE.finditer(page_text):
-        line_start = page_text.rfind("\n", 0, match.start()) + 1
-        context = page_text[line_start: match.start()]
-        if not context.strip() and line_start:  # the number is its own node: its label
-            context = page_text[page_text.rfind("\n", 0, line_start - 1) + 1: line_start]
-        if not _labelled_not_a_phone(context):
-            found.append(match.group().strip())
-        if len(found) >= MAX_CONTACTS:
-            return found
-    found += _labelled_phones(page_text.lower())
-    for i, node in enumerate(nodes):
-        if (9 <= len(node) <= 22 and node[0] in _BARE_START and _BARE_PHONE.fullmatch(node)
-                and not (i and _labelled_not_a_phone(nodes[i - 1]))):
-            found.append(node.strip())
-    return found
-
-
-def _labelled_not_a_phone(before: str) -> bool:
-    """Whether the text right before a number labels it as something else ("Account no:
-    ", "เลขที่บัญชี ", "Tax ID: "): the label must end within a few characters of the
-    number, so "Tax invoice available. Tel: 02-555-0147" is a phone."""
-    tail = before[-48:]
-    ends = [match.end() for match in NOT_A_PHONE.finditer(tail)]
-    return bool(ends) and len(tail[ends[-1]:].strip(" \t:：.#-–=()")) <= 4
-
-
-def _labelled_phones(lowered: str) -> list[str]:
-    """Numbers right after a phone label ("Tel: 1588-3412", "โทร 0812345678")."""
-    found = []
-    for label in PHONE_LABEL.finditer(lowered):
-        if label.start() and lowered[label.start() - 1].isalpha() and label.group().isascii():
-            continue  # inside a word: "hotel", "recall"
-        number = PHONE_AFTER_LABEL.match(lowered, label.end())
-        if number is not None:
-            found.append(number.group(1).strip())
-            if len(found) >= MAX_CONTACTS:
-                break
-    return found
-
-
-_BARE_START = frozenset("0123456789+( ")
-_BARE_PHONE = re.compile(r"\s*\+?\(?\d[\d ()-]{7,18}\d\s*")
 
 
 _NETWORK_DOMAINS = (*SOCIAL_HOSTS, *MESSAGING)
