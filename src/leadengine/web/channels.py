@@ -24,7 +24,6 @@ with a provider the catalogue may not list yet.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
@@ -33,15 +32,11 @@ from urllib.parse import urlsplit
 import lxml.html
 
 from leadengine.web.extract import Deadline
+from leadengine.web.forms import BOOKING_WORDS
 from leadengine.web.signal_rules import MESSAGING, SOCIAL_HOSTS
 
 #: Messaging apps (the networks of :data:`MESSAGING`) as channels.
 MESSAGING_APPS = ("whatsapp", "viber", "messenger", "line", "telegram", "kakaotalk", "zalo")
-#: Words of a link that asks to book.
-BOOKING_TEXT = re.compile(
-    r"\bbook(ing)?\b|appointment|\breserv|\bschedule (a|an|your)\b|"
-    r"จอง|นัดหมาย|ဘိုကင်|ချိန်းဆို|予約|예약|预约|預約|预订|預訂|đặt lịch|đặt bàn|đặt phòng|"
-    r"đặt hẹn|janji temu|reservasi|অ্যাপয়েন্টমেন্ট|बुक करें|अपॉइंटमेंट|حجز|احجز|موعد", re.I)
 #: External links examined for booking words (a page has a few dozen).
 MAX_EXTERNAL_LINKS = 300
 #: First path segments of social links that are not a business's profile.
@@ -79,7 +74,7 @@ def booking_links(anchors: Iterable[lxml.html.HtmlElement], url: str,
         text = " ".join(" ".join(filter(None, (anchor.text_content()[:200],
                                                anchor.get("title"),
                                                anchor.get("aria-label")))).split())
-        if BOOKING_TEXT.search(text):
+        if BOOKING_WORDS.search(text):
             found.append(f"link {text[:80]!r} to {anchor.get('href', '')[:150]}")
     return found
 

@@ -37,11 +37,12 @@ _MAX_WORDS = 4_000
 #: Purposes that collect a way to reach the visitor.
 LEAD_PURPOSES = ("contact", "booking")
 
-_BOOKING = re.compile(
+#: Words that ask to book, in the languages above (a form's words, a link's text).
+BOOKING_WORDS = re.compile(
     r"\bbook(ing|ings|ed)?\b|appointment|\breserv|\bcheck[- ]?in\b|\bschedule\b|"
     r"จอง|นัดหมาย|นัด|ဘိုကင်|ချိန်းဆို|ကြိုတင်|予約|예약|预约|預約|预订|預訂|"
     r"đặt lịch|đặt bàn|đặt phòng|đặt hẹn|lịch hẹn|janji temu|reservasi|pemesanan|"
-    r"অ্যাপয়েন্টমেন্ট|সিরিয়াল|बुकिंग|अपॉइंटमेंट|حجز|موعد", re.I)
+    r"অ্যাপয়েন্টমেন্ট|সিরিয়াল|बुकिंग|बुक करें|अपॉइंटमेंट|حجز|احجز|موعد", re.I)
 #: Marks of a review or comment form, in the form's own id, class or action...
 _REVIEW = re.compile(r"review|comment|testimonial|รีวิว|ความคิดเห็น|レビュー|口コミ|리뷰|후기|"
                      r"评价|評價|đánh giá|ulasan|مراجعة|تقييم", re.I)
@@ -90,7 +91,7 @@ def classify_form(form: lxml.html.HtmlElement) -> str:
         f.tag == "select" and _DATE_NAMES.search(" ".join(filter(None, (f.get("name"),
                                                                          f.get("id")))))
         for f in fields)
-    if dated and (_BOOKING.search(words) or "textarea" not in types):
+    if dated and (BOOKING_WORDS.search(words) or "textarea" not in types):
         return "booking"
     if reaches and ("textarea" in types or len(fields) >= 3 or (
             len(fields) == 2 and not _NEWSLETTER.search(words))):
