@@ -11,6 +11,7 @@ import copy
 import gzip
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -722,3 +723,94 @@ def test_a_namesake_far_from_the_named_region_is_not_the_city() -> None:
     found = read_location([page_clues(tree, text_nodes(tree), "https://x.test/")])
     assert found.city is not None and found.city.value == "Tokyo"
     assert found.region is not None and found.region.value == "Tokyo"
+
+
+# --- the fast paths give what the slow ones give ----------------------------------------
+
+
+def test_a_complete_json_ld_address_is_not_looked_for_in_the_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every part of a complete JSON-LD address wins over the text, so the text is not
+    scanned; the result is the one the full reading gives."""
+    full = dict(JSON_LD["address"])  # type: ignore[arg-type]
+    full.pop("@type")
+    pages = [page("Our other branch: 55 Sukhumvit Road, Khlong Toei, Bangkok 10110",
+                  postal_addresses=(full,))]
+    scanned: list[int] = []
+    real = location_module.candidates
+    monkeypatch.setattr(location_module, "candidates",
+                        lambda *a: scanned.append(1) or real(*a))
+    fast = read_location(pages)
+    assert scanned == []
+    assert values(fast) == {"street_address": "12/3 Nimmanhaemin Road Soi 7",
+                            "city": "Chiang Mai", "region": "Chiang Mai",
+                            "postal_code": "50200", "country": "TH"}
+    monkeypatch.setattr(location_module, "_postal_location", lambda *a: None)
+    assert read_location(pages) == fast
+    assert scanned == [1]
+    # A part missing (no postcode): the text is read.
+    partial = {k: v for k, v in full.items() if k != "postalCode"}
+    scanned.clear()
+    monkeypatch.undo()
+    monkeypatch.setattr(location_module, "candidates",
+                        lambda *a: scanned.append(1) or real(*a))
+    assert read_location([page("Call us", postal_addresses=(partial,))]).postal_code is None
+    assert scanned == [1]
+
+
+def _naive_find(index: Any, text: Text) -> list[Any]:
+    """:meth:`Index.find` as first written: every word count at every token, every
+    character for the other scripts."""
+    from leadengine.web.location.places import Hit, _rows
+    hits, tokens, i = [], text.tokens, 0
+    longest = 1 + max((key.count(" ") for key in index.words), default=0)
+    while i < len(tokens):
+        for n in range(min(longest, len(tokens) - i), 0, -1):
+            key = " ".join(t[2] for t in tokens[i:i + n])
+            if (rows := index.words.get(key)) is not None:
+                hits.append(Hit(tokens[i][0], tokens[i + n - 1][1], key, _rows(rows)))
+                i += n
+                break
+        else:
+            i += 1
+    folded, i = text.folded, 0
+    while i < len(folded) - 1:
+        bucket = index.prefixes.get(folded[i:i + 2]) if ord(folded[i]) > 0x2FF else None
+        for key, found in bucket or ():
+            if folded.startswith(key, i):
+                hits.append(Hit(i, i + len(key), key, _rows(found)))
+                i += len(key) - 1
+                break
+        i += 1
+    return hits
+
+
+@pytest.mark.parametrize("raw", [
+    "12 Sukhumvit Road, Khlong Toei, Bangkok 10110, Thailand",
+    "New York, NY and San Jose, Costa Rica; Ho Chi Minh City",
+    "99/1 หมู่ 3 ต.สุเทพ อ.เมือง จ.เชียงใหม่ 50200 Chiang Mai กรุงเทพมหานคร",
+    "အမှတ် ၁၂၊ ဗိုလ်ချုပ်လမ်း၊ ကျောက်တံတားမြို့နယ်၊ ရန်ကုန်မြို့ Yangon",
+    "〒150-0002 東京都渋谷区渋谷2-21-1 Tokyo 서울특별시 마포구 Seoul",
+    "x", "", "ก", "กรุงเทพ", "Bangkok กรุงเทพ Bangkok",
+])
+def test_index_find_gives_what_the_plain_walk_gives(raw: str) -> None:
+    places = gazetteer()
+    text = Text(raw)
+    for index in (places.city_index, places.region_index, places.country_index):
+        assert index.find(text) == _naive_find(index, text)
+
+
+def test_the_nodes_near_address_words_are_the_ones_classified() -> None:
+    from leadengine.web.location import address_candidates as ac
+    assert all(re.escape(word) == word.replace(" ", "\\ ").replace("-", "\\-")
+               or not word.isascii() for word in ac._WORDS), ac._WORDS
+    prose = ["A sentence of prose, long enough to be read as such " * 3] * 20
+    for node, near in [("Mapo-gu, Hapjeong-dong", True), ("Mapo-guide", False),
+                       ("ADDRESS:", True), ("Our location", True), ("Sanchaung Township", True),
+                       ("ที่อยู่", True), ("İstanbul Caddesi Road", True),
+                       ("Austin, TX", True), ("Nothing here", False)]:
+        nodes = [*prose, node, *prose]
+        assert (20 in ac._near_anchors(nodes)) is near, node
+    # A word in a long node (prose) is not an anchor; a digit anywhere is.
+    assert ac._near_anchors(["Visit us on the road " * 10]) == set()
+    assert ac._near_anchors(["Open since ๒๕๖๐ " * 10]) == {0}

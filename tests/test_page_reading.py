@@ -114,3 +114,36 @@ def test_a_huge_page_is_cut_before_trafilatura_and_keeps_its_start() -> None:
     extracted = extract(page(f"<html><body><main>{rows}</main></body></html>"))
     assert "row 0:" in extracted.text and "row 100:" in extracted.text
     assert f"row {MAX_EXTRACT_ELEMENTS + 1999}:" not in extracted.text
+
+
+def test_the_phone_pattern_finds_what_it_finds_without_its_start_lookahead() -> None:
+    import re
+
+    from leadengine.web.signal_rules import PHONE
+    plain = re.compile(PHONE.pattern.split(")", 1)[1])  # without "(?=[...])"
+    assert PHONE.pattern.startswith("(?=[") and not plain.pattern.startswith("(?=")
+    pieces = ["0", "1", "5", "+", "66", " ", "-", "(", ")", "\t", "x", "๐", "๒", "၀", "၉",
+              "٠", "٣", "０", "Tel: ", "\n", "0812345678"]
+    rng = random.Random(7)
+    found = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        assert PHONE.findall(text) == plain.findall(text), text
+        found += bool(plain.findall(text))
+    assert found > 300
+
+
+def test_tidy_text_is_the_two_substitutions() -> None:
+    from leadengine.web.extract import _BLANK_LINES, _SPACES, _tidy
+    rng = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rng.choice(["a", " ", "  ", "\t", "\u00a0", "\n", "\n\n\n", "b c"])
+                       for _ in range(rng.randint(0, 12)))
+        assert _tidy(text) == _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text)).strip(), text
+
+
+def test_brand_marks_are_what_the_brand_pattern_finds() -> None:
+    from leadengine.web.naming import _BRAND, _branded
+    for marks in ["", "navbar-brand", "LOGO img", "site-title", "sitename", "site name",
+                  "Site-Name", "website", "header", "catalogue", "brandt", "x sItE-TiTlE"]:
+        assert _branded(marks) is (_BRAND.search(marks) is not None), marks

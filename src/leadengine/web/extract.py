@@ -138,11 +138,21 @@ def extract(page: Page, tree: lxml.html.HtmlElement | None = None,
         body_text = visible_text(tree, nodes)[:MAX_EXTRACT_CHARS]
         if len(body_text) > len(text):
             text = body_text
-    text = _BLANK_LINES.sub("\n\n", _SPACES.sub(" ", text)).strip()
+    text = _tidy(text)
     if not text and not title and not description:
         raise ContentError(page.url, "the page has no text to evaluate")
     return Extracted(url=page.final_url, title=title, description=description,
                      site_name=site_name, text=text)
+
+
+def _tidy(text: str) -> str:
+    """Runs of spaces as one space, of blank lines as one blank line (each substitution
+    only if there is one to make: one per space of the text costs 0.3 ms on 12 KB)."""
+    if "  " in text or "\t" in text or "\u00a0" in text:
+        text = _SPACES.sub(" ", text)
+    if "\n\n\n" in text:
+        text = _BLANK_LINES.sub("\n\n", text)
+    return text.strip()
 
 
 def prune_for_extraction(tree: lxml.html.HtmlElement,

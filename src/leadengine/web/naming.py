@@ -57,14 +57,14 @@ def name_hints(tree: lxml.html.HtmlElement, nodes: list[str]) -> NameHints:
     logo = brand = ""
     for img in islice(tree.iter("img"), _MAX_IMAGES):
         alt = _clean(img.get("alt") or "")
-        if alt and (_BRAND.search(f"{img.get('class') or ''} {img.get('id') or ''} "
-                                  f"{img.get('src') or ''}") or _in_brand_link(img)):
+        if alt and (_branded(f"{img.get('class') or ''} {img.get('id') or ''} "
+                             f"{img.get('src') or ''}") or _in_brand_link(img)):
             logo = alt
             break
     for element in islice(tree.iter("a", "div", "span", "p", "strong", "h1", "h2"),
                           _MAX_BRAND_ELEMENTS):
         marks = element.get("class") or element.get("id")
-        if marks and _BRAND.search(f"{element.get('class') or ''} {element.get('id') or ''}"):
+        if marks and _branded(f"{element.get('class') or ''} {element.get('id') or ''}"):
             brand = _clean(element.text_content())
             if brand:
                 break
@@ -76,6 +76,13 @@ def name_hints(tree: lxml.html.HtmlElement, nodes: list[str]) -> NameHints:
             copyright_holder = _clean(match.group(1))
             break
     return NameHints(logo, brand, h1, copyright_holder)
+
+
+def _branded(marks: str) -> bool:
+    """Whether class, id or src ``marks`` say brand or logo (substring tests first: a
+    page has hundreds of classed elements)."""
+    low = marks.lower()
+    return "brand" in low or "logo" in low or ("site" in low and _BRAND.search(low) is not None)
 
 
 def _in_brand_link(img: lxml.html.HtmlElement) -> bool:

@@ -150,7 +150,8 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
 
     signals.forms = forms_of(tree, url, deadline)
     # Lower-cased once: the patterns below are written in lower case.
-    sources_l, links_l, inline_l = source_text.lower(), "\n".join(links).lower(), inline.lower()
+    sources_l, inline_l = source_text.lower(), inline.lower()
+    links_l = "\n".join(dict.fromkeys(links)).lower()  # a menu repeats its links
     actions_l = "\n".join(f["action"] for f in signals.forms).lower()
     # Services are loaded by address (a widget's script, an iframe, a link): inline code
     # is not searched (100 patterns over 100 KB of inline script cost 4 ms a page).

@@ -191,6 +191,9 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
                    language: str) -> SiteLocation:
     places = gazetteer()
     postal = best_postal(pages)
+    whole = _postal_location(postal, places)
+    if whole is not None:
+        return whole
     found = candidates(pages, postal)
     numbers = phone_numbers(phones)
 
@@ -264,6 +267,21 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
 
     if country is None:
         country = _implied_country(city, region, maps, places)
+    return SiteLocation(street, city, region, postcode, country)
+
+
+def _postal_location(postal: dict[str, str] | None, places: Gazetteer) -> SiteLocation | None:
+    """The location when the JSON-LD address gives every part (each would be taken from
+    it before any other clue), else None: the page's text then need not be scanned."""
+    country = postal_country(postal, places)
+    if country is None:
+        return None
+    parts = (postal_street(postal), postal_city(postal, country.value, places)[0],
+             postal_field(postal, "addressRegion", places),
+             postal_field(postal, "postalCode", places))
+    if any(part is None for part in parts):
+        return None
+    street, city, region, postcode = parts
     return SiteLocation(street, city, region, postcode, country)
 
 

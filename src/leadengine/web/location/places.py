@@ -9,7 +9,6 @@ import gzip
 import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from itertools import repeat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -92,15 +91,24 @@ class Index:
         for bucket in self.prefixes.values():
             bucket.sort(key=lambda item: -len(item[0]))
         self.words = keys
-        self.max_words = 1 + max(map(str.count, self.words, repeat(" ")), default=0)
+        #: First word -> the word counts of the keys it begins, longest first: a text's
+        #: word that begins no key is passed over with one lookup.
+        sizes: dict[str, set[int]] = {}
+        for key in self.words:
+            first, *rest = key.split(" ")
+            sizes.setdefault(first, set()).add(1 + len(rest))
+        self.sizes = {first: tuple(sorted(counts, reverse=True))
+                      for first, counts in sizes.items()}
 
     def find(self, text: Text) -> list[Hit]:
         hits = []
         tokens = text.tokens
-        words = self.words
+        words, sizes = self.words, self.sizes
         i = 0
         while i < len(tokens):
-            for n in range(min(self.max_words, len(tokens) - i), 0, -1):
+            for n in sizes.get(tokens[i][2], ()):
+                if n > len(tokens) - i:
+                    continue
                 key = " ".join(t[2] for t in tokens[i:i + n]) if n > 1 else tokens[i][2]
                 rows = words.get(key)
                 if rows is not None:
@@ -111,17 +119,24 @@ class Index:
                 i += 1
         folded = text.folded
         if not folded.isascii() and self.prefixes:
-            i = 0
-            while i < len(folded) - 1:
-                bucket = self.prefixes.get(folded[i:i + 2]) if ord(folded[i]) > 0x2FF else None
-                if bucket:
-                    for key, found in bucket:
-                        if folded.startswith(key, i):
-                            hits.append(Hit(i, i + len(key), key, _rows(found)))
-                            i += len(key) - 1
-                            break
-                i += 1
+            # Keys in other scripts begin with a character past U+02FF: only the runs of
+            # such characters are walked, and a match skips what it covers.
+            prefixes, last, i = self.prefixes, len(folded) - 1, 0
+            for run in _SCRIPT_RUN.finditer(folded):
+                i, stop = max(i, run.start()), min(run.end(), last)
+                while i < stop:
+                    bucket = prefixes.get(folded[i:i + 2])
+                    if bucket:
+                        for key, found in bucket:
+                            if folded.startswith(key, i):
+                                hits.append(Hit(i, i + len(key), key, _rows(found)))
+                                i += len(key) - 1
+                                break
+                    i += 1
         return hits
+
+
+_SCRIPT_RUN = re.compile("[^\x00-\u02ff]+")
 
 
 def _rows(text: str) -> tuple[int, ...]:
