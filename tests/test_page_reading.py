@@ -147,3 +147,26 @@ def test_brand_marks_are_what_the_brand_pattern_finds() -> None:
     for marks in ["", "navbar-brand", "LOGO img", "site-title", "sitename", "site name",
                   "Site-Name", "website", "header", "catalogue", "brandt", "x sItE-TiTlE"]:
         assert _branded(marks) is (_BRAND.search(marks) is not None), marks
+
+
+def test_services_are_searched_only_in_texts_holding_their_prefixes() -> None:
+    """The prefix check before the search finds what searching every service finds."""
+    from leadengine.web.services import ServiceHit, _line, find_services
+    services = catalogue()
+    pieces = ["https://calendly.com/x", "https://www.agoda.com/h", "shopee.co.th/s",
+              "https://line.me/R/ti/p/@x", "wa.me/66", "https://x.example/", "\n",
+              "jotform.com/form", "forms.gle/abc", "book.squareup.com", "booking.com"]
+    rng = random.Random(11)
+    hits = 0
+    for _ in range(300):
+        texts = [(where, "\n".join(rng.choice(pieces) for _ in range(rng.randint(0, 6))))
+                 for where in ("iframe", "form action", "script", "link")]
+        plain = []
+        for service in services:
+            for where, text in texts:
+                if (match := service.rule.search(text)) is not None:
+                    plain.append(ServiceHit(service, where, _line(text, match)))
+                    break
+        assert find_services(texts) == plain
+        hits += len(plain)
+    assert hits > 300

@@ -42,6 +42,8 @@ class Rule:
                                            for prefix, rest in branches))
         self._branches = tuple((prefix, re.compile(re.escape(prefix) + rest), _run_of(rest))
                                for prefix, rest in branches)
+        #: The literals one of which a text must hold to match.
+        self.prefixes = frozenset(prefix for prefix, _ in branches)
 
     def search(self, text: str) -> re.Match[str] | None:
         best: re.Match[str] | None = None
