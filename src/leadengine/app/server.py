@@ -86,7 +86,7 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
                allow_private: bool = False) -> FastAPI:
     """The workspace over the store at ``db`` (a path, URL or open :class:`Store`).
     ``token`` None turns authentication off (the CLI allows it on loopback only)."""
-    from leadengine.app import api, pages
+    from leadengine.app import api, batch_routes, knowledge_routes, pages
 
     store = db if isinstance(db, Store) else Store(db, create=False, read_only=False)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -96,8 +96,8 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
     app.state.workspace = Workspace(store, Sessions(token), templates, settings,
                                     allow_private)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    app.include_router(pages.router)
-    app.include_router(api.router)
+    for module in (pages, api, batch_routes, knowledge_routes):
+        app.include_router(module.router)
     app.middleware("http")(_guard)
     return app
 
