@@ -186,6 +186,7 @@ class BatchRun:
         """Start the run, work through ``rows`` and record how the run ended
         (``interrupted`` on any exception or cancellation, which is re-raised)."""
         self.start()
+        self.log_progress()  # the run is recorded: a progress bar or page can name it
         beat = asyncio.create_task(self.heartbeat())
         try:
             async with make_client(self.settings) as client:

@@ -71,6 +71,7 @@ from leadengine.store_schema import (
     same_key,
 )
 from leadengine.store_snapshots import SnapshotCache as SnapshotCache
+from leadengine.store_workspace import forget_leads, index_lead
 
 #: Orders of :meth:`Store.evaluations`.
 Order = Literal["stored", "score", "input"]
@@ -318,14 +319,18 @@ class Store:
 
         def save(conn: Connection) -> None:
             conn.execute(errors_table.delete().where(*same_key(errors_table, key, url)))
-            conn.execute(evaluations_table.delete().where(
-                *same_key(evaluations_table, key, url)))
-            conn.execute(evaluations_table.insert().values(
+            replaced = same_key(evaluations_table, key, url)
+            forget_leads(conn, sa.select(evaluations_table.c.id).where(*replaced))
+            conn.execute(evaluations_table.delete().where(*replaced))
+            stored = conn.execute(evaluations_table.insert().values(
                 run_id=key.run_id, row_index=row_index, url=url, kb_version=key.kb_version,
                 provider=key.provider, model=key.model, fit_score=evaluation["fit_score"],
                 data=json.dumps(evaluation, ensure_ascii=False),
                 passthrough=json.dumps(passthrough, ensure_ascii=False),
-                created_at=time.time()))
+                created_at=time.time())).inserted_primary_key
+            assert stored is not None
+            # The board's row (store_workspace), in the same transaction as the evaluation.
+            index_lead(conn, int(stored[0]))
             release(conn, key, url)
             # Same transaction as the row: the count survives a kill exactly as the row does.
             conn.execute(runs_table.update().where(runs_table.c.id == key.run_id).values(

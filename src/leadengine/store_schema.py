@@ -181,11 +181,20 @@ def _m007_lead_workspace(conn: Connection) -> None:
     create_tables(conn)
 
 
+def _m008_lead_board(conn: Connection) -> None:
+    # The board's columns (name, category, city, owner...) and search text, one row per
+    # evaluation, so the board sorts, filters and searches in SQL; filled here for the
+    # rows stored so far, by Store.record_evaluation from now on.
+    from leadengine.store_workspace import create_board
+
+    create_board(conn)
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
                                                   _m003_page_snapshots, _m004_run_counters,
                                                   _m005_claims, _m006_run_liveness,
-                                                  _m007_lead_workspace]
+                                                  _m007_lead_workspace, _m008_lead_board]
 
 
 def applied(conn: Connection) -> bool:

@@ -1,16 +1,28 @@
 """The workspace's JSON API: ``/api/leads`` (the board), ``/api/leads/{id}`` (a lead, and
-PATCH to set its status or add a note) and ``/api/runs``."""
+PATCH to set its status or add a note), ``/api/runs``, and ``/api/export`` (the board's
+leads as a CSV or XLSX download)."""
 
 from __future__ import annotations
 
-from typing import Any
+import io
+import time
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, Field, StringConstraints
 
 from leadengine.app.pages import board_query
 from leadengine.app.server import session, user, workspace
-from leadengine.store_workspace import MAX_NOTE, STATUSES, board, lead, update
+from leadengine.store_workspace import (
+    MAX_NOTE,
+    STATUSES,
+    BoardQuery,
+    board,
+    export_records,
+    lead,
+    update,
+)
 
 router = APIRouter(prefix="/api")
 
@@ -24,11 +36,67 @@ class LeadUpdate(BaseModel):
 
 
 @router.get("/leads")
-def api_leads(request: Request, sort: str = "-fit_score", band: str = "", status: str = "",
-              run: str = "", q: str = "", page: str = "1") -> dict[str, Any]:
-    query = board_query(sort, band, status, run, q, page)
+def api_leads(request: Request, query: Annotated[BoardQuery, Depends(board_query)]
+              ) -> dict[str, Any]:
+    """A page of the board: the same parameters as the board page (``sort``, ``band``,
+    ``status``, ``run``, ``category``, ``city``, ``angle``, ``owner``, ``q``, ``page``)."""
     total, rows = board(workspace(request).store.engine, query)
     return {"total": total, "page": query.page, "per_page": query.per_page, "rows": rows}
+
+
+#: Export formats of ``/api/export``: media type.
+EXPORTS = {"csv": "text/csv",
+           "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
+#: An export's ``ids`` parameter: evaluation ids, comma-separated.
+IdList = Annotated[str, StringConstraints(pattern=r"^[0-9,]*$")]
+#: The most ids one export selection may name.
+MAX_SELECTION = 10_000
+
+
+@router.get("/export", response_class=Response, responses={200: {
+    "description": "The leads as a file (Content-Disposition: attachment)",
+    "content": {media: {"schema": {"type": "string", "format": "binary"}}
+                for media in EXPORTS.values()}}})
+def api_export(request: Request, query: Annotated[BoardQuery, Depends(board_query)],
+               fmt: Annotated[Literal["csv", "xlsx"], Query(alias="format")] = "csv",
+               ids: Annotated[list[IdList] | None, Query()] = None) -> Response:
+    """The leads the board's parameters match (every page, in the board's order), only
+    those of ``ids`` too when given (``ids=1&ids=2`` or ``ids=1,2``), as a download in
+    the columns of ``leadengine export``: CSV (UTF-8 with a byte-order mark, as a file
+    written by the CLI) or XLSX (its "Failures" sheet left empty: a board lists leads)."""
+    return export_file(request, query, fmt, _selection(ids))
+
+
+def export_file(request: Request, query: BoardQuery, fmt: str, selection: list[int] | None
+                ) -> Response:
+    """The board's matching leads (only ``selection`` if given) as a CSV or XLSX
+    download (the API's GET and the board's form post both answer with it)."""
+    from leadengine.export import write_csv, write_xlsx
+
+    records = export_records(workspace(request).store.engine, query, selection)
+    if fmt == "csv":
+        text = io.StringIO()
+        text.write("\ufeff")
+        write_csv(records, text)
+        body = text.getvalue().encode("utf-8")
+    else:
+        binary = io.BytesIO()
+        write_xlsx(records, binary, [])
+        body = binary.getvalue()
+    name = f"leads-{time.strftime('%Y%m%d-%H%M%S')}.{fmt}"
+    media = EXPORTS[fmt] + ("; charset=utf-8" if fmt == "csv" else "")
+    return Response(body, media_type=media,
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def _selection(ids: list[str] | None) -> list[int] | None:
+    """The evaluation ids of an export's ``ids`` parameters (None: no selection)."""
+    if not ids:
+        return None
+    found = [int(part) for value in ids for part in value.split(",") if part]
+    if len(found) > MAX_SELECTION:
+        raise HTTPException(400, f"at most {MAX_SELECTION:,} ids")
+    return found
 
 
 @router.get("/leads/{lead_id}")
@@ -46,7 +114,7 @@ def api_update(request: Request, lead_id: int, body: LeadUpdate) -> dict[str, An
             session(request), request.headers.get("x-csrf-token")):
         raise HTTPException(403, "a cookie session needs the X-CSRF-Token header")
     if body.status is not None and body.status not in STATUSES:
-        raise HTTPException(422, f"status must be one of {', '.join(STATUSES)}")
+        raise HTTPException(400, f"status must be one of {', '.join(STATUSES)}")
     found = lead(space.store.engine, lead_id)
     if found is None:
         raise HTTPException(404, f"no lead {lead_id}")

@@ -1,8 +1,453 @@
-"""New batches in the workspace: upload or paste, run in the background, live progress
-(to be built)."""
+"""New batches in the workspace, and evaluating one URL.
+
+Pages: ``/batches`` (upload a CSV or paste URLs, pick the provider; the batches so far),
+``/batches/{id}`` (live progress over server-sent events, the failures with their
+reasons, "retry failed", "stop"), and ``POST /batches/reevaluate`` (the board's
+selection). API: ``POST /api/evaluate``, ``POST /api/batches`` (a CSV upload or
+``{"urls": [...]}``), ``GET /api/batches``, ``GET /api/batches/{id}``,
+``GET /api/batches/{id}/events``, ``GET /api/batches/{id}/failures``,
+``POST /api/batches/{id}/retry`` and ``/stop``. The pages and the API call the same
+functions below.
+
+Server inputs are web addresses only; the SSRF guard is on unless the server was
+started with ``--allow-private`` (whatever the settings file says). Evaluating and
+starting batches are rate-limited per caller (:mod:`leadengine.app.limits`).
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from pydantic import BaseModel, Field
+from starlette.datastructures import UploadFile as FormFile
+
+from leadengine.app.jobs import (
+    MAX_ROWS,
+    MAX_UPLOAD,
+    NOT_WEB,
+    Job,
+    read_upload,
+    rows_of_urls,
+    web_url,
+)
+from leadengine.app.server import render, session, user, workspace
+from leadengine.batch_input import Row
+from leadengine.config import Settings
+from leadengine.errors import ConfigError, LeadEngineError
+from leadengine.providers import PROVIDERS
+from leadengine.redact import safe_message
 
 router = APIRouter()
+#: Seconds between looks at a job for its event stream, and between keep-alives.
+POLL = 0.25
+KEEP_ALIVE = 15.0
+#: Failures listed on a batch's page and by the API.
+MAX_FAILURES = 500
+
+
+# --- what the pages and the API share ---------------------------------------------------
+
+
+def base_settings(request: Request) -> Settings:
+    """The server's settings with the SSRF guard as the server was started."""
+    space = workspace(request)
+    settings = space.settings if space.settings is not None else Settings.from_env()
+    return settings.with_options(allow_private=space.allow_private)
+
+
+def providers(settings: Settings) -> list[dict[str, Any]]:
+    """The providers a batch may use here: the offline evaluator, the active one, and
+    those whose API key is set (never the key itself)."""
+    env = settings.environ()
+    active = _active(settings)
+    found = []
+    for name, provider in PROVIDERS.items():
+        key_set = bool(provider.key_env and env.get(provider.key_env))
+        usable = (name == "heuristic" or name == active or key_set
+                  or (name == "custom" and bool(settings.base_url)))
+        if usable:
+            found.append({"name": name, "default_model": provider.default_model,
+                          "active": name == active, "key_set": key_set,
+                          "key_required": provider.key_required})
+    return found
+
+
+def _active(settings: Settings) -> str:
+    try:
+        return settings.resolve_provider().name
+    except ConfigError:
+        return "heuristic"
+
+
+def job_settings(request: Request, provider: str | None, model: str | None) -> Settings:
+    """Settings for a batch with the chosen provider and model (ConfigError if the
+    provider is not one offered here)."""
+    settings = base_settings(request)
+    if provider:
+        offered = {p["name"] for p in providers(settings)}
+        if provider not in offered:
+            raise ConfigError(f"provider {provider!r} is not configured on this server "
+                              f"(choose one of: {', '.join(sorted(offered))})")
+    return settings.with_options(provider=provider or None, model=(model or "").strip()
+                                 or None)
+
+
+def caller(request: Request) -> str:
+    """Whom a rate limit counts: the API token, a browser session, or this machine."""
+    if request.state.bearer:
+        return "token"
+    current = session(request)
+    return f"session:{current.nonce}" if current is not None else "local"
+
+
+def check_limit(request: Request, kind: str) -> None:
+    wait = workspace(request).limits.wait(kind, caller(request))
+    if wait > 0:
+        raise HTTPException(429, f"too many requests: try again in {wait:.0f} s",
+                            headers={"Retry-After": str(max(1, round(wait)))})
+
+
+def check_api_csrf(request: Request) -> None:
+    """A cookie-authenticated API call that changes something carries X-CSRF-Token."""
+    space = workspace(request)
+    if not request.state.bearer and not space.sessions.check_csrf(
+            session(request), request.headers.get("x-csrf-token")):
+        raise HTTPException(403, "a cookie session needs the X-CSRF-Token header")
+
+
+def start(request: Request, name: str, rows: list[Row], provider: str | None = None,
+          model: str | None = None, retry_failed: bool = False) -> Job:
+    """Queue a batch (ConfigError: a provider not offered, a missing key)."""
+    settings = job_settings(request, provider, model)
+    return workspace(request).jobs.submit(name, rows, settings, retry_failed,
+                                          user(request))
+
+
+def job_or_404(request: Request, job_id: int) -> Job:
+    job = workspace(request).jobs.get(job_id)
+    if job is None:
+        raise HTTPException(404, f"no batch {job_id} (batches are kept until the server "
+                                 "restarts; their runs stay in Runs)")
+    return job
+
+
+def failures(request: Request, job: Job) -> list[dict[str, Any]]:
+    """The rows of the job's run that failed, with their reasons."""
+    if job.run_id is None:
+        return []
+    found = workspace(request).store.errors(job.run_id)[:MAX_FAILURES]
+    return [{"url": f["url"], "error": safe_message(f["error"]), "row": f["row_index"]}
+            for f in found]
+
+
+def retry_rows(request: Request, job: Job) -> list[Row]:
+    """The failed rows of the job's run, to run again (their input columns kept)."""
+    if job.run_id is None:
+        raise ConfigError("the batch has not started: nothing to retry")
+    found = workspace(request).store.errors(job.run_id)[:MAX_ROWS]
+    if not found:
+        raise ConfigError("no failed rows to retry")
+    return rows_of_urls([f["url"] for f in found],
+                        [{str(k): str(v) for k, v in (f["input"] or {}).items()}
+                         for f in found])
+
+
+# --- the API ------------------------------------------------------------------------------
+
+
+class EvaluateRequest(BaseModel):
+    model_config = {"extra": "forbid"}
+    url: str = Field(min_length=1, max_length=2000)
+    provider: str | None = Field(default=None, max_length=40)
+    model: str | None = Field(default=None, max_length=200)
+
+
+class BatchRequest(BaseModel):
+    model_config = {"extra": "forbid"}
+    urls: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
+        min_length=1, max_length=MAX_ROWS)
+    name: str | None = Field(default=None, max_length=200)
+    provider: str | None = Field(default=None, max_length=40)
+    model: str | None = Field(default=None, max_length=200)
+    retry_failed: bool = False
+
+
+class BatchCreated(BaseModel):
+    id: int
+    url: str
+
+
+@router.post("/api/evaluate")
+async def api_evaluate(request: Request, body: EvaluateRequest) -> dict[str, Any]:
+    """Evaluate one web address now and return the evaluation (not stored: a batch
+    stores its results)."""
+    check_api_csrf(request)
+    check_limit(request, "evaluate")
+    url = web_url(body.url)
+    if url is None:
+        raise HTTPException(400, NOT_WEB)
+    try:
+        settings = job_settings(request, body.provider, body.model)
+        from leadengine.pipeline import evaluate
+
+        # Page reading is CPU work: off the server's event loop.
+        evaluation = await asyncio.to_thread(evaluate, url, settings)
+    except LeadEngineError as exc:
+        raise HTTPException(400, safe_message(str(exc))) from None
+    return evaluation.model_dump(mode="json")
+
+
+_UPLOAD_BODY = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": BatchRequest.model_json_schema()},
+    "multipart/form-data": {"schema": {
+        "type": "object", "required": ["file"],
+        "properties": {"file": {"type": "string", "format": "binary"},
+                       "provider": {"type": "string"}, "model": {"type": "string"},
+                       "retry_failed": {"type": "boolean"}}}}}}}
+
+
+@router.post("/api/batches", status_code=201, openapi_extra=_UPLOAD_BODY)
+async def api_create_batch(request: Request) -> BatchCreated:
+    """Start a batch: a CSV or text list uploaded as ``file`` (multipart), or JSON
+    ``{"urls": [...]}``. At most 10,000 rows and 2 MB."""
+    check_api_csrf(request)
+    check_limit(request, "batch")
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    try:
+        if kind == "multipart/form-data":
+            form = await request.form(max_files=1, max_fields=10)
+            upload = form.get("file")
+            if not isinstance(upload, FormFile):
+                raise HTTPException(400, "send the list as the 'file' field")
+            data = await upload.read(MAX_UPLOAD + 1)
+            rows = await asyncio.to_thread(read_upload, data, upload.filename or "upload")
+            job = start(request, upload.filename or "upload", rows,
+                        _field(form.get("provider")), _field(form.get("model")),
+                        _field(form.get("retry_failed")) in ("1", "true", "on"))
+        elif kind == "application/json":
+            try:
+                body = BatchRequest.model_validate_json(await request.body())
+            except ValueError as exc:
+                raise HTTPException(400, _first_error(exc)) from None
+            job = start(request, body.name or f"{len(body.urls)} URLs (API)",
+                        rows_of_urls(body.urls), body.provider, body.model,
+                        body.retry_failed)
+        else:
+            raise HTTPException(415, "send JSON {\"urls\": [...]} or a multipart upload")
+    except ConfigError as exc:
+        raise HTTPException(400, safe_message(str(exc))) from None
+    return BatchCreated(id=job.id, url=f"/batches/{job.id}")
+
+
+def _field(value: Any) -> str | None:
+    return value.strip()[:200] if isinstance(value, str) and value.strip() else None
+
+
+def _first_error(exc: ValueError) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        first = errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "body"
+        return f"{where}: {first.get('msg', 'invalid')}"
+    return "the body is not valid JSON"
+
+
+@router.get("/api/batches")
+def api_batches(request: Request) -> list[dict[str, Any]]:
+    """The batches since the server started, the newest first."""
+    return [job.as_dict() for job in workspace(request).jobs.all()]
+
+
+@router.get("/api/batches/{job_id}")
+def api_batch(request: Request, job_id: int) -> dict[str, Any]:
+    """A batch: its state, run, counters, rate, time left and cost."""
+    return job_or_404(request, job_id).as_dict()
+
+
+@router.get("/api/batches/{job_id}/failures")
+def api_batch_failures(request: Request, job_id: int) -> list[dict[str, Any]]:
+    return failures(request, job_or_404(request, job_id))
+
+
+@router.post("/api/batches/{job_id}/retry", status_code=201)
+def api_batch_retry(request: Request, job_id: int) -> BatchCreated:
+    """A new batch of this one's failed rows."""
+    check_api_csrf(request)
+    check_limit(request, "batch")
+    job = job_or_404(request, job_id)
+    try:
+        retry = start(request, f"retry of {job.name}", retry_rows(request, job),
+                      _provider_of(job), job.settings.model, retry_failed=True)
+    except ConfigError as exc:
+        raise HTTPException(400, safe_message(str(exc))) from None
+    return BatchCreated(id=retry.id, url=f"/batches/{retry.id}")
+
+
+@router.post("/api/batches/{job_id}/stop")
+def api_batch_stop(request: Request, job_id: int) -> dict[str, Any]:
+    check_api_csrf(request)
+    job = job_or_404(request, job_id)
+    workspace(request).jobs.stop(job.id)
+    return job.as_dict()
+
+
+def _provider_of(job: Job) -> str:
+    return job.settings.resolve_provider().name
+
+
+@router.get("/api/batches/{job_id}/events", response_class=StreamingResponse,
+            responses={200: {"content": {"text/event-stream": {}}}})
+async def api_batch_events(request: Request, job_id: int) -> StreamingResponse:
+    """Server-sent events: ``progress`` with the batch (as ``GET /api/batches/{id}``)
+    whenever it changes, then ``end`` once it has finished."""
+    job = job_or_404(request, job_id)
+    return StreamingResponse(_events(request, job), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store",
+                                      "X-Accel-Buffering": "no"})
+
+
+async def _events(request: Request, job: Job) -> AsyncIterator[str]:
+    seen, quiet = -1, 0.0
+    while True:
+        if job.version != seen:
+            seen = job.version
+            yield _event("progress", job.as_dict())
+            quiet = 0.0
+        if job.final:
+            yield _event("end", job.as_dict())
+            return
+        if await request.is_disconnected():
+            return
+        await asyncio.sleep(POLL)
+        quiet += POLL
+        if quiet >= KEEP_ALIVE:
+            quiet = 0.0
+            yield ": keep-alive\n\n"
+
+
+def _event(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+# --- the pages ------------------------------------------------------------------------------
+
+
+@router.get("/batches", response_class=HTMLResponse)
+def batches_page(request: Request) -> HTMLResponse:
+    return _batches_form(request)
+
+
+def _batches_form(request: Request, error: str = "", status_code: int = 200,
+                  urls: str = "") -> HTMLResponse:
+    settings = base_settings(request)
+    return render(request, "batches.html", status_code=status_code, error=error, urls=urls,
+                  providers=providers(settings), jobs=workspace(request).jobs.all(),
+                  max_rows=MAX_ROWS, max_mb=MAX_UPLOAD // (1024 * 1024))
+
+
+@router.post("/batches", response_model=None)
+async def batches_post(request: Request, csrf: Annotated[str, Form()] = "",
+                       urls: Annotated[str, Form()] = "",
+                       provider: Annotated[str, Form()] = "",
+                       model: Annotated[str, Form()] = "",
+                       file: Annotated[UploadFile | None, File()] = None) -> Response:
+    space = workspace(request)
+    if not space.sessions.check_csrf(session(request), csrf):
+        return render(request, "missing.html", status_code=403,
+                      what="a valid form (reload the page and try again)")
+    wait = space.limits.wait("batch", caller(request))
+    if wait > 0:
+        return _batches_form(request, f"Too many batches started: try again in "
+                                      f"{wait:.0f} s.", 429, urls)
+    try:
+        if file is not None and file.filename:
+            data = await file.read(MAX_UPLOAD + 1)
+            name = file.filename
+        elif urls.strip():
+            data, name = urls.encode("utf-8"), "pasted URLs"
+        else:
+            raise ConfigError("choose a CSV file or paste some URLs")
+        rows = await asyncio.to_thread(read_upload, data, name)
+        job = start(request, name, rows, provider or None, model or None)
+    except ConfigError as exc:
+        return _batches_form(request, safe_message(str(exc)), 400, urls)
+    return RedirectResponse(f"/batches/{job.id}", 303)
+
+
+@router.get("/batches/{job_id}", response_class=HTMLResponse)
+def batch_page(request: Request, job_id: int) -> HTMLResponse:
+    job = workspace(request).jobs.get(job_id)
+    if job is None:
+        return render(request, "missing.html", status_code=404,
+                      what=f"batch {job_id} (batches are listed until the server "
+                           "restarts; their runs stay under Runs)")
+    return render(request, "batch.html", job=job.as_dict(),
+                  failures=failures(request, job), final=job.final)
+
+
+@router.post("/batches/{job_id}/retry", response_model=None)
+def batch_retry(request: Request, job_id: int, csrf: Annotated[str, Form()] = ""
+                ) -> Response:
+    refused = _form_refusal(request, csrf)
+    if refused is not None:
+        return refused
+    job = workspace(request).jobs.get(job_id)
+    if job is None:
+        return render(request, "missing.html", status_code=404, what=f"batch {job_id}")
+    try:
+        retry = start(request, f"retry of {job.name}", retry_rows(request, job),
+                      _provider_of(job), job.settings.model, retry_failed=True)
+    except ConfigError as exc:
+        return render(request, "missing.html", status_code=400,
+                      what=f"a retry: {safe_message(str(exc))}")
+    return RedirectResponse(f"/batches/{retry.id}", 303)
+
+
+@router.post("/batches/{job_id}/stop", response_model=None)
+def batch_stop(request: Request, job_id: int, csrf: Annotated[str, Form()] = ""
+               ) -> Response:
+    refused = _form_refusal(request, csrf)
+    if refused is not None:
+        return refused
+    workspace(request).jobs.stop(job_id)
+    return RedirectResponse(f"/batches/{job_id}", 303)
+
+
+@router.post("/batches/reevaluate", response_model=None)
+async def batch_reevaluate(request: Request) -> Response:
+    """The board's selection (``ids``) evaluated again, as a new batch. Leads already
+    evaluated with this knowledge base, provider and model are skipped (as a batch
+    run again skips them): re-evaluating pays off after the knowledge base changed."""
+    form = await request.form(max_fields=MAX_ROWS + 10)
+    refused = _form_refusal(request, str(form.get("csrf") or ""))
+    if refused is not None:
+        return refused
+    from leadengine.store_workspace import lead
+
+    ids = [int(v) for v in form.getlist("ids") if isinstance(v, str) and v.isdigit()]
+    engine = workspace(request).store.engine
+    leads = [found for found in (lead(engine, i) for i in ids[:MAX_ROWS]) if found]
+    if not leads:
+        return render(request, "missing.html", status_code=400,
+                      what="a selection (tick the leads to evaluate again)")
+    rows = rows_of_urls([found["url"] for found in leads],
+                        [{str(k): str(v) for k, v in (found.get("input") or {}).items()}
+                         for found in leads])
+    try:
+        job = start(request, f"re-evaluate {len(rows)} leads", rows)
+    except ConfigError as exc:
+        return render(request, "missing.html", status_code=400,
+                      what=f"a batch: {safe_message(str(exc))}")
+    return RedirectResponse(f"/batches/{job.id}", 303)
+
+
+def _form_refusal(request: Request, csrf: str) -> Response | None:
+    if not workspace(request).sessions.check_csrf(session(request), csrf):
+        return render(request, "missing.html", status_code=403,
+                      what="a valid form (reload the page and try again)")
+    return None

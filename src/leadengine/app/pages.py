@@ -7,36 +7,61 @@ import math
 from typing import Annotated, Any
 from urllib.parse import urlencode, urlsplit
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from leadengine import report
 from leadengine.app.auth import COOKIE, safe_next
 from leadengine.app.server import render, session, set_session_cookie, user, workspace
-from leadengine.store_workspace import BANDS, SORTS, STATUSES, BoardQuery, board, lead, update
+from leadengine.store_workspace import (
+    BANDS,
+    FACETS,
+    SORTS,
+    STATUSES,
+    BoardQuery,
+    board,
+    facets,
+    lead,
+    update,
+)
 
 router = APIRouter()
 
 
 def board_query(sort: str = "-fit_score", band: str = "", status: str = "", run: str = "",
-                q: str = "", page: str = "1") -> BoardQuery:
-    """A board query from request parameters, forgiving: a value it cannot use is
-    ignored (no 422 page for a hand-edited URL)."""
+                q: str = "", page: str = "1", category: str = "", city: str = "",
+                angle: str = "", owner: str = "") -> BoardQuery:
+    """A board query from request parameters (also a FastAPI dependency), forgiving: a
+    value it cannot use is ignored (no 422 page for a hand-edited URL)."""
     return BoardQuery(
         sort=sort if sort.lstrip("-") in SORTS else "-fit_score",
         band=band if band in BANDS else None,
         status=status if status in STATUSES else None,
         run_id=int(run) if run.isdigit() else None,
-        q=q[:200], page=int(page) if page.isdigit() and int(page) > 0 else 1)
+        q=q[:200], page=int(page) if page.isdigit() and int(page) > 0 else 1,
+        category=_facet(category), city=_facet(city), angle=_facet(angle),
+        owner=_facet(owner))
+
+
+def _facet(value: str) -> str | None:
+    """A facet filter's value (see :data:`FACETS`), None for none."""
+    return value.strip()[:200] or None
+
+
+def board_params(query: BoardQuery) -> dict[str, str]:
+    """The request parameters of ``query`` without its page (those it has)."""
+    params = {"sort": query.sort, "band": query.band or "", "status": query.status or "",
+              "run": "" if query.run_id is None else str(query.run_id),
+              **{name: getattr(query, name) or "" for name in FACETS}, "q": query.q}
+    return {k: v for k, v in params.items() if v}
 
 
 @router.get("/", response_class=HTMLResponse)
-def board_page(request: Request, sort: str = "-fit_score", band: str = "", status: str = "",
-               run: str = "", q: str = "", page: str = "1") -> HTMLResponse:
-    query = board_query(sort, band, status, run, q, page)
-    total, rows = board(workspace(request).store.engine, query)
-    params = {"sort": query.sort, "band": query.band or "", "status": query.status or "",
-              "run": "" if query.run_id is None else str(query.run_id), "q": query.q}
+def board_page(request: Request, query: Annotated[BoardQuery, Depends(board_query)]
+               ) -> HTMLResponse:
+    engine = workspace(request).store.engine
+    total, rows = board(engine, query)
+    params = board_params(query)
 
     def link(**changes: Any) -> str:
         merged = {**params, "page": str(query.page), **changes}
@@ -50,16 +75,49 @@ def board_page(request: Request, sort: str = "-fit_score", band: str = "", statu
             flipped = f"-{column}" if column in ("fit_score", "run_id") else column
         return link(sort=flipped, page=1)
 
+    def export_link(fmt: str) -> str:
+        return "/api/export?" + urlencode({"format": fmt, **params})
+
+    options = facets(engine)
+    picked: dict[str, str] = {}
+    for name in FACETS:
+        chosen = getattr(query, name) or ""
+        same = [value for value in options[name] if value.casefold() == chosen.casefold()]
+        if chosen and not same:  # a value typed into the URL stays selectable
+            options[name].insert(0, chosen)
+        picked[name] = same[0] if same else chosen
     runs = [run_["id"] for run_ in workspace(request).store.runs()]
     return render(request, "board.html", rows=rows, total=total, query=query,
                   pages=max(1, math.ceil(total / query.per_page)), link=link,
-                  sort_link=sort_link, statuses=STATUSES, bands=list(BANDS), runs=runs)
+                  sort_link=sort_link, export_link=export_link, statuses=STATUSES,
+                  bands=list(BANDS), runs=runs, facets=options, picked=picked,
+                  params=params)
 
 
 def href(value: Any) -> str | None:
     """``value`` as a link target if it is an http(s) URL (never ``javascript:``)."""
     text = str(value or "")
     return text if urlsplit(text).scheme in ("http", "https") else None
+
+
+@router.post("/export", response_model=None)
+async def export_post(request: Request) -> Response:
+    """The board's selection form: the ticked leads (none ticked: every lead the
+    board's filters match) as CSV or XLSX. A form post, so its CSRF token never ends up
+    in a URL."""
+    from leadengine.app.api import MAX_SELECTION, export_file
+
+    form = await request.form(max_fields=MAX_SELECTION + 50)
+    if not workspace(request).sessions.check_csrf(session(request),
+                                                  str(form.get("csrf") or "")):
+        return render(request, "missing.html", status_code=403,
+                      what="a valid form (reload the page and try again)")
+    fields = {name: str(form.get(name) or "") for name in
+              ("sort", "band", "status", "run", "q", "category", "city", "angle", "owner")}
+    query = board_query(**{k: v for k, v in fields.items() if v})
+    fmt = "xlsx" if form.get("format") == "xlsx" else "csv"
+    ids = [int(v) for v in form.getlist("ids") if isinstance(v, str) and v.isdigit()]
+    return export_file(request, query, fmt, ids[:MAX_SELECTION] or None)
 
 
 @router.get("/leads/{lead_id}", response_class=HTMLResponse)

@@ -9,26 +9,35 @@ route but ``/login`` and ``/static/...`` needs the team token or a session (401 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import jinja2
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 
 from leadengine.app.auth import COOKIE, TEAM, Session, Sessions
+from leadengine.app.jobs import MAX_UPLOAD, Jobs
+from leadengine.app.limits import RequestLimits
 from leadengine.store import Store
 
 if TYPE_CHECKING:
     from leadengine.config import Settings
 
 HERE = Path(__file__).resolve().parent
-#: Largest request body accepted (a note is at most 4,000 characters).
+#: Largest request body accepted (a note is at most 4,000 characters), but for the
+#: routes that take a list of URLs (a multipart upload adds its own few hundred bytes).
 MAX_BODY = 64 * 1024
+LARGER_BODIES = {"/api/batches": MAX_UPLOAD + 16 * 1024, "/batches": MAX_UPLOAD + 16 * 1024,
+                 "/batches/reevaluate": 1024 * 1024, "/export": 1024 * 1024}
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 SECURITY_HEADERS = {
@@ -38,6 +47,24 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+class Problem(BaseModel):
+    """Why a request was refused (every error the API returns but a malformed request's
+    422, which lists its fields)."""
+
+    detail: str
+
+
+#: The refusals any API route may answer with, documented in /openapi.json.
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem, "description": text} for code, text in (
+        (400, "The request cannot be carried out (the reason is in detail)"),
+        (401, "The team token or a session is needed"),
+        (403, "A cookie session needs the X-CSRF-Token header"),
+        (404, "No such lead, batch or file"),
+        (411, "A request body needs a Content-Length"),
+        (413, "The request body is too large"),
+        (415, "The body's content type is not accepted"),
+        (429, "Too many requests: see Retry-After"))}
 #: Paths served without authentication.
 PUBLIC = ("/login",)
 PUBLIC_PREFIXES = ("/static/",)
@@ -54,6 +81,8 @@ class Workspace:
     templates: jinja2.Environment
     settings: Settings | None
     allow_private: bool
+    jobs: Jobs = field(default_factory=lambda: Jobs(""))
+    limits: RequestLimits = field(default_factory=RequestLimits)
 
 
 def workspace(request: Request) -> Workspace:
@@ -86,20 +115,38 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
                allow_private: bool = False) -> FastAPI:
     """The workspace over the store at ``db`` (a path, URL or open :class:`Store`).
     ``token`` None turns authentication off (the CLI allows it on loopback only)."""
-    from leadengine.app import api, batch_routes, knowledge_routes, pages
+    from leadengine.app import api, batch_routes, knowledge_routes, pages, settings_page
 
     store = db if isinstance(db, Store) else Store(db, create=False, read_only=False)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                                    autoescape=True)
+    space = Workspace(store, Sessions(token), templates, settings, allow_private,
+                      Jobs(store.url))
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        space.jobs.close()  # a running batch is recorded as interrupted
+
+    # The API is described at /openapi.json (behind the token, like every route).
     app = FastAPI(title="Lead Intelligence Engine", docs_url=None, redoc_url=None,
-                  openapi_url=None)
-    app.state.workspace = Workspace(store, Sessions(token), templates, settings,
-                                    allow_private)
+                  lifespan=lifespan)
+    app.state.workspace = space
+    app.add_exception_handler(RequestValidationError, _invalid_request)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    for module in (pages, api, batch_routes, knowledge_routes):
-        app.include_router(module.router)
+    for module in (pages, api, batch_routes, knowledge_routes, settings_page):
+        app.include_router(module.router, responses=ERRORS)
     app.middleware("http")(_guard)
     return app
+
+
+async def _invalid_request(request: Request, exc: Exception) -> Response:
+    """FastAPI's 422, without echoing the input: a lone surrogate in a JSON string
+    cannot be encoded back (it made a 500)."""
+    assert isinstance(exc, RequestValidationError)
+    errors = [{k: v for k, v in error.items() if k not in ("input", "ctx")}
+              for error in exc.errors()]
+    return JSONResponse({"detail": jsonable_encoder(errors)}, 422)
 
 
 async def _guard(request: Request,
@@ -119,9 +166,10 @@ async def _guard(request: Request,
 
 def _body_refusal(request: Request) -> Response | None:
     length = request.headers.get("content-length")
+    limit = LARGER_BODIES.get(request.url.path, MAX_BODY)
     if length is not None:
-        if not length.isdigit() or int(length) > MAX_BODY:
-            return JSONResponse({"detail": f"request body over {MAX_BODY} bytes"}, 413)
+        if not length.isdigit() or int(length) > limit:
+            return JSONResponse({"detail": f"request body over {limit:,} bytes"}, 413)
     elif "transfer-encoding" in request.headers:
         return JSONResponse({"detail": "a request body needs a Content-Length"}, 411)
     return None
@@ -154,7 +202,7 @@ def _authenticate(request: Request) -> Response | None:
         return None
     if path in PUBLIC or path.startswith(PUBLIC_PREFIXES):
         return None
-    if path.startswith("/api/") or path == "/api":
+    if path.startswith("/api/") or path in ("/api", "/openapi.json"):
         return JSONResponse({"detail": "authentication required"}, 401,
                             headers={"WWW-Authenticate": "Bearer"})
     target = path + (f"?{request.url.query}" if request.url.query else "")
