@@ -73,6 +73,10 @@ def test_a_csv_upload_runs_in_the_background_and_stores_its_leads(
     # The leads are on the board, with the input's columns; the run is recorded.
     rows = api.get(f"/api/leads?run={job['run_id']}").json()["rows"]
     assert sorted(r["owner"] for r in rows) == ["Aung", "Nok"]
+    # Each lead names the knowledge-base version it was judged with.
+    version = api.get("/api/knowledge").json()["version"]
+    assert api.get(f"/api/leads/{rows[0]['id']}").json()["kb_version"] == version
+    assert f'<code id="kb-version">{version}</code>' in api.get(f"/leads/{rows[0]['id']}").text
     runs = {run["id"]: run for run in api.get("/api/runs").json()}
     assert runs[job["run_id"]]["status"] == "done"
     # Each failure with its reason; the local path was never read.
@@ -148,7 +152,8 @@ def test_evaluate_one_url(api: TestClient, sites: SiteServer) -> None:
     ("file:///etc/passwd", None), ("/srv/site/index.html", None), ("./site", None),
     ("../x", None), ("~/x", None), ("C:\\x.html", None), ("javascript:alert(1)", None),
     ("examples/site/index.html", None), ("0", None), ("", None), ("a .example", None),
-    ("ftp://a.example/", None), ("https://a.example:99999/", None),
+    ("ftp://a.example/", None), ("https://a.example:99999/", None), ("[", None),
+    ("http://[::1", None), ("http://[::1]:8000/", "http://[::1]:8000/"),
 ])
 def test_only_web_addresses_are_read(raw: str, url: str | None) -> None:
     """A web address is made explicit; anything that could name a file is refused (a

@@ -497,3 +497,16 @@ def test_evaluations_deleted_by_hand_leave_the_board(db: str) -> None:
     store.save_evaluation(1, 0, "https://again.example/", "kb", evaluation(LEADS[5], 0), {})
     assert [r["business_name"] for r in _all(store.engine, BoardQuery())] == ["Straße"]
     store.engine.dispose()
+
+
+def test_a_page_past_any_number_is_an_empty_page(api: TestClient) -> None:
+    found = api.get("/api/leads?page=200000000000000000")
+    assert found.status_code == 200 and found.json()["rows"] == []
+
+
+def test_numbers_that_are_not_ids_are_ignored(api: TestClient) -> None:
+    total = api.get("/api/leads").json()["total"]
+    for query in ("run=%C2%B9", "page=%C2%B9", "run=99999999999999999999"):
+        found = api.get(f"/api/leads?{query}")
+        assert found.status_code == 200 and found.json()["total"] == total, query
+    assert api.get("/api/export?ids=10000000000000000000").status_code == 200

@@ -67,7 +67,7 @@ def test_the_schema_needs_the_token() -> None:
 
 
 @schema.include(path_regex="^/api/").parametrize()
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 def test_api_answers_within_its_schema(case: schemathesis.Case) -> None:
     if case.path.endswith("/events"):

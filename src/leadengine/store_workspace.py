@@ -383,13 +383,14 @@ def export_records(engine: Engine, query: BoardQuery,
 
 
 def lead(engine: Engine, evaluation_id: int) -> dict[str, Any] | None:
-    """One stored evaluation as a board row plus ``data`` (the evaluation JSON),
-    ``input`` (the passthrough columns) and ``history``."""
+    """One stored evaluation as a board row plus ``kb_version`` (the knowledge base it
+    was judged with), ``data`` (the evaluation JSON), ``input`` (the passthrough
+    columns) and ``history``."""
     if not _is_id(evaluation_id):
         return None
     e, s = evaluations_table, lead_status_table
     query = (sa.select(e.c.id, e.c.url, e.c.run_id, e.c.fit_score, e.c.data, e.c.passthrough,
-                       e.c.created_at, s.c.status)
+                       e.c.created_at, e.c.kb_version, s.c.status)
              .select_from(e.outerjoin(s, s.c.url == e.c.url)).where(e.c.id == evaluation_id))
     with engine.connect() as conn:
         row = conn.execute(query).first()
@@ -399,8 +400,8 @@ def lead(engine: Engine, evaluation_id: int) -> dict[str, Any] | None:
         score = int(row.fit_score)
         found = {"id": row.id, "run_id": row.run_id, "fit_score": score, "band": band(score),
                  **board_fields(row.url, data, given), "status": row.status or "new",
-                 "created_at": row.created_at, "data": data, "input": given,
-                 "history": _history(conn, row.url)}
+                 "created_at": row.created_at, "kb_version": row.kb_version, "data": data,
+                 "input": given, "history": _history(conn, row.url)}
     return found
 
 

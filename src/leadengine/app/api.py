@@ -48,7 +48,7 @@ def api_leads(request: Request, query: Annotated[BoardQuery, Depends(board_query
 EXPORTS = {"csv": "text/csv",
            "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
 #: An export's ``ids`` parameter: evaluation ids, comma-separated.
-IdList = Annotated[str, StringConstraints(pattern=r"^[0-9,]*$")]
+IdList = Annotated[str, StringConstraints(pattern=r"^[0-9][0-9,]*$")]
 #: The most ids one export selection may name.
 MAX_SELECTION = 10_000
 
@@ -93,7 +93,8 @@ def _selection(ids: list[str] | None) -> list[int] | None:
     """The evaluation ids of an export's ``ids`` parameters (None: no selection)."""
     if not ids:
         return None
-    found = [int(part) for value in ids for part in value.split(",") if part]
+    found = [int(part) for value in ids for part in value.split(",")
+             if part and int(part) < 2**63]  # no row has a larger id
     if len(found) > MAX_SELECTION:
         raise HTTPException(400, f"at most {MAX_SELECTION:,} ids")
     return found

@@ -427,9 +427,10 @@ async def batch_reevaluate(request: Request) -> Response:
     refused = _form_refusal(request, str(form.get("csrf") or ""))
     if refused is not None:
         return refused
+    from leadengine.app.pages import row_id
     from leadengine.store_workspace import lead
 
-    ids = [int(v) for v in form.getlist("ids") if isinstance(v, str) and v.isdigit()]
+    ids = [i for v in form.getlist("ids") if isinstance(v, str) and (i := row_id(v))]
     engine = workspace(request).store.engine
     leads = [found for found in (lead(engine, i) for i in ids[:MAX_ROWS]) if found]
     if not leads:

@@ -104,8 +104,8 @@ def web_url(raw: str) -> str | None:
         return None
     else:
         url = "https://" + text
-    parts = urlsplit(url)
     try:
+        parts = urlsplit(url)  # "[" is an unclosed IPv6 literal: ValueError
         host, _ = parts.hostname, parts.port
     except ValueError:  # "javascript:alert(1)" reads as host "javascript", port "alert(1)"
         return None

@@ -28,6 +28,22 @@ from leadengine.store_workspace import (
 router = APIRouter()
 
 
+def number(text: str) -> int | None:
+    """``text`` as a positive whole number written in ASCII digits (``"¹"`` is a digit
+    to ``str.isdigit`` but not a number to ``int``), else None."""
+    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else None
+
+
+def row_id(text: str) -> int | None:
+    """``text`` as a row id: a number below 2**63 (what a database column holds)."""
+    found = number(text)
+    return found if found is not None and found < 2**63 else None
+
+
+#: The highest page number read (50 rows a page: far past any store).
+MAX_PAGE = 1_000_000
+
+
 def board_query(sort: str = "-fit_score", band: str = "", status: str = "", run: str = "",
                 q: str = "", page: str = "1", category: str = "", city: str = "",
                 angle: str = "", owner: str = "") -> BoardQuery:
@@ -37,8 +53,9 @@ def board_query(sort: str = "-fit_score", band: str = "", status: str = "", run:
         sort=sort if sort.lstrip("-") in SORTS else "-fit_score",
         band=band if band in BANDS else None,
         status=status if status in STATUSES else None,
-        run_id=int(run) if run.isdigit() else None,
-        q=q[:200], page=int(page) if page.isdigit() and int(page) > 0 else 1,
+        run_id=row_id(run),
+        # A page past the last is an empty page; one past any database's integers too.
+        q=q[:200], page=min(number(page) or 1, MAX_PAGE),
         category=_facet(category), city=_facet(city), angle=_facet(angle),
         owner=_facet(owner))
 
@@ -116,7 +133,7 @@ async def export_post(request: Request) -> Response:
               ("sort", "band", "status", "run", "q", "category", "city", "angle", "owner")}
     query = board_query(**{k: v for k, v in fields.items() if v})
     fmt = "xlsx" if form.get("format") == "xlsx" else "csv"
-    ids = [int(v) for v in form.getlist("ids") if isinstance(v, str) and v.isdigit()]
+    ids = [i for v in form.getlist("ids") if isinstance(v, str) and (i := row_id(v))]
     return export_file(request, query, fmt, ids[:MAX_SELECTION] or None)
 
 

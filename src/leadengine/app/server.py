@@ -168,7 +168,7 @@ def _body_refusal(request: Request) -> Response | None:
     length = request.headers.get("content-length")
     limit = LARGER_BODIES.get(request.url.path, MAX_BODY)
     if length is not None:
-        if not length.isdigit() or int(length) > limit:
+        if not (length.isascii() and length.isdigit()) or int(length) > limit:
             return JSONResponse({"detail": f"request body over {limit:,} bytes"}, 413)
     elif "transfer-encoding" in request.headers:
         return JSONResponse({"detail": "a request body needs a Content-Length"}, 411)
