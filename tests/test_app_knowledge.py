@@ -96,7 +96,7 @@ def test_the_list_shows_files_sections_rules_and_version(api: TestClient, kb: Pa
         {"heading": "Team notes", "level": 1},
         {"heading": "Team notes > Calling", "level": 2}]
     assert "geography" in files["Lead_q_criteria.md"]["rules"]
-    assert files[STRATEGY]["rules"] == ["angles"] and files[STRATEGY]["editable"]
+    assert files[STRATEGY]["rules"] == ["angles", "outreach"] and files[STRATEGY]["editable"]
     page = api.get("/knowledge")
     assert page.status_code == 200
     assert 'href="/knowledge/team/notes.md"' in page.text

@@ -26,6 +26,7 @@ from leadengine.cli_common import (
     knowledge_option,
     llm_options,
     method_option,
+    outreach_option,
     warn_error,
 )
 from leadengine.cli_examples import add_examples
@@ -72,16 +73,19 @@ format_option = click.option(
 @click.option("--no-rag", is_flag=True, help="Evaluate without advisory context.")
 @click.option("--limit", "rag_limit", type=click.IntRange(min=0), default=None,
               help="Maximum knowledge passages in the context (default 3).")
+@outreach_option
 @fetch_options
 @guarded
 def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
              model: str | None, temperature: float | None, base_url: str | None,
              no_cache: bool, knowledge_dir: Path | None, method: str | None,
-             no_rag: bool, rag_limit: int | None, allow_private: bool | None,
-             ignore_robots: bool | None, max_pages: int | None) -> None:
+             no_rag: bool, rag_limit: int | None, outreach_language: str | None,
+             allow_private: bool | None, ignore_robots: bool | None,
+             max_pages: int | None) -> None:
     """Evaluate websites (URLs, saved HTML files or folders) and print the evaluation."""
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
+                         outreach_language=outreach_language,
                          retrieval_method=method, rag_limit=rag_limit, use_rag=not no_rag,
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,

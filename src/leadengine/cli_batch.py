@@ -29,6 +29,7 @@ from leadengine.cli_common import (
     knowledge_option,
     llm_options,
     method_option,
+    outreach_option,
 )
 from leadengine.errors import ConfigError, LeadEngineError
 from leadengine.redact import safe_message
@@ -78,13 +79,15 @@ def _store(db: str | None, create: bool = True) -> Store:
 @click.option("--encoding", default=None,
               help="The input's encoding when it is not UTF-8 or UTF-16 with a BOM, e.g. "
                    "cp874 for a sheet saved as CSV on Thai Windows.")
+@outreach_option
 @fetch_options
 @guarded
 def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
           temperature: float | None, base_url: str | None, no_cache: bool,
           knowledge_dir: Path | None, method: str | None,
           concurrency: int, per_host: int, host_delay: float | None, retry_failed: bool,
-          max_age: float | None, encoding: str | None, allow_private: bool | None,
+          max_age: float | None, encoding: str | None, outreach_language: str | None,
+          allow_private: bool | None,
           ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate every URL of INPUT: a CSV (comma, semicolon or tab separated) with a url
     or website column, or a text file of URLs; `-` reads standard input. Rows may also
@@ -95,7 +98,7 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
 
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
-                         retrieval_method=method,
+                         retrieval_method=method, outreach_language=outreach_language,
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay)

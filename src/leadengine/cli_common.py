@@ -149,6 +149,12 @@ def llm_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+outreach_option = click.option(
+    "--outreach-language", type=click.Choice(["en", "th", "my"]), default=None,
+    help="Write the outreach message in this language (default: the site's, Thai or "
+         "Burmese, else English).")
+
+
 method_option = click.option(
     "--method", type=click.Choice(list(METHODS)), default=None,
     help="Retrieval method: keyword (the seed's, whole files), bm25, semantic, hybrid "

@@ -40,6 +40,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_BASE_URL": "base_url",
     "LEADENGINE_KNOWLEDGE_DIR": "knowledge_dir",
     "LEADENGINE_RETRIEVAL": "retrieval_method",
+    "LEADENGINE_OUTREACH_LANGUAGE": "outreach_language",
     "LEADENGINE_RAG_LIMIT": "rag_limit",
     "LEADENGINE_RAG_BUDGET": "rag_budget",
     "LEADENGINE_EMBEDDER": "embedder",
@@ -90,6 +91,9 @@ class Settings:
     #: development set, see bench/data/qrels.jsonl), ``bm25``, ``semantic``, or ``keyword``
     #: (the seed's algorithm over whole files).
     retrieval_method: str = "hybrid"
+    #: The language of outreach messages: en, th or my; None = the site's (Thai or
+    #: Burmese, else English).
+    outreach_language: str | None = None
     #: Maximum number of knowledge passages in the advisory context.
     rag_limit: int = 3
     #: Advisory-context cap in estimated tokens (section methods; ``keyword`` keeps the

@@ -145,6 +145,11 @@ class Evaluation(Judgement):
     #: What kind of business it is, from the fixed taxonomy (``docs/website-intelligence.md``):
     #: ``value`` (healthcare, food_beverage... other), ``confidence`` 0-1, ``evidence``.
     category: dict[str, Any] = Field(default_factory=dict)
+    #: The first message to send (:mod:`leadengine.outreach`): ``language`` (en, th, my),
+    #: ``angle``, ``chat`` (at most 600 characters), ``email`` (``subject``, ``body``),
+    #: ``evidence`` (what it quotes from the site) and ``template``; None when the
+    #: knowledge base has no outreach templates.
+    outreach_message: dict[str, Any] | None = None
 
     def to_json(self) -> str:
         """Pretty JSON with the seed's six fields first."""

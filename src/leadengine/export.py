@@ -69,6 +69,13 @@ def flatten(record: dict[str, Any]) -> dict[str, str]:
     for layer in LAYERS:
         value = (layers.get(layer) or {}).get("score")
         row[f"maturity_{layer.lower().replace(' ', '_')}"] = value
+    # The message to send, last: what a salesperson copies into LINE or an e-mail.
+    message = record.get("outreach_message") or {}
+    email = message.get("email") or {}
+    row["message_language"] = message.get("language")
+    row["message_chat"] = message.get("chat")
+    row["message_email_subject"] = email.get("subject")
+    row["message_email_body"] = email.get("body")
     return {k: "" if v is None else str(v) for k, v in row.items()}
 
 

@@ -310,6 +310,8 @@ def _check_conditions(rules: Rules, documents: list[Document]) -> None:
             # about 0.05 ms and keeps each condition tied to its file.
             own = Rules.model_validate(doc.rules_data)
             problem = next(own.condition_problems(industries), None)
+            if problem is None:
+                problem = next(own.outreach_problems(rules.angles), None)
             if problem is not None:
                 raise KnowledgeError(f"{doc.path}: {problem}")
 

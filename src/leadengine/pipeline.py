@@ -17,7 +17,9 @@ from leadengine.evaluation import Evaluation, Source, Verdict
 from leadengine.evaluators import Evaluator, make_evaluator
 from leadengine.facts import SiteFacts, site_facts
 from leadengine.knowledge import KnowledgeBase
+from leadengine.outreach import OutreachMessage, compose
 from leadengine.retrieval import Hit
+from leadengine.rules import Rules
 from leadengine.web.category import PHRASES
 from leadengine.web.site import Site, load_site
 
@@ -59,11 +61,26 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
     hits = advisory_hits(site, kb, settings)
     verdict = await evaluator.judge(facts, hits)
     return assemble_evaluation(facts, verdict, hits, provider=evaluator.name,
-                               model=evaluator.model, rag=settings.use_rag)
+                               model=evaluator.model, rag=settings.use_rag,
+                               outreach=first_message(facts, kb.rules, verdict,
+                                                      settings.outreach_language))
+
+
+def first_message(facts: SiteFacts, rules: Rules, verdict: Verdict,
+                  language: str | None = None) -> OutreachMessage | None:
+    """The outreach message for the verdict's angle (the rules' angle when the
+    evaluator named none), from the knowledge base's templates."""
+    from leadengine.evaluators.heuristic import judge
+
+    angle = next((a for a in rules.angles if a.name == verdict.angle), None)
+    if angle is None:
+        angle = judge(facts, rules).angle
+    return compose(facts, rules, angle, verdict.primary_service, language)
 
 
 def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit], *,
-                        provider: str, model: str, rag: bool) -> Evaluation:
+                        provider: str, model: str, rag: bool,
+                        outreach: OutreachMessage | None = None) -> Evaluation:
     """The evaluation: the evaluator's judgement and usage, and the site's facts (name and
     type when the verdict leaves them, maturity, exclusions, signals, warnings)."""
     identity = facts.identity
@@ -101,6 +118,7 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
                   "in_target_geography": facts.location.in_target_geography,
                   "evidence": facts.location.evidence},
         category=facts.category.as_dict(),
+        outreach_message=outreach.as_dict() if outreach is not None else None,
     )
 
 

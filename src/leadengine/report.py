@@ -151,6 +151,17 @@ def provenance(data: dict[str, Any]) -> str:
 # -- text --------------------------------------------------------------------------------
 
 
+def outreach_message(data: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(chat, e-mail subject, e-mail body) of the evaluation's message, if it has one."""
+    message = data.get("outreach_message")
+    if not isinstance(message, dict) or not message.get("chat"):
+        return None
+    email = message.get("email")
+    email = email if isinstance(email, dict) else {}
+    return (str(message["chat"]), str(email.get("subject", "")),
+            str(email.get("body", "")))
+
+
 def _field(label: str, value: str) -> list[str]:
     """``label  value`` with the value wrapped under itself."""
     lines = textwrap.wrap(value, _WIDTH - _LABEL - 2) or [""]
@@ -177,6 +188,11 @@ def text_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> st
         lines += _field("Angle", str(data["angle"]))
     lines += _field("Outreach", str(data.get("outreach_angle", "")))
     lines += ["", "Why", *_indent(textwrap.wrap(str(data.get("reasoning", "")), _WIDTH - 2))]
+    message = outreach_message(data)
+    if message is not None:
+        chat, subject, _ = message
+        lines += ["", "Message (chat)", *_indent(textwrap.wrap(chat, _WIDTH - 2)),
+                  "", "E-mail subject", f"  {subject}"]
     found, missing = found_signals(data), missing_signals(data)
     if found or missing:
         lines += ["", "What the site shows"]
@@ -242,6 +258,12 @@ def markdown_report(data: dict[str, Any], bands: dict[str, int] | None = None) -
              f"{_md(data.get('primary_service', ''))} | {_md(data.get('angle') or '-')} |",
              "", f"**Why:** {_md(data.get('reasoning', ''))}", "",
              f"**Outreach angle:** {_md(data.get('outreach_angle', ''))}"]
+    message = outreach_message(data)
+    if message is not None:
+        chat, subject, body = message
+        lines += ["", "## Message", "", f"**Chat:** {_md(chat)}", "",
+                  f"**E-mail:** {_md(subject)}", "", *(f"> {_md(line)}" if line else ">"
+                                                      for line in body.splitlines())]
     found, missing = found_signals(data), missing_signals(data)
     if found or missing:
         lines += ["", "## What the site shows", ""]

@@ -21,10 +21,13 @@ Example (abridged)::
 
 from __future__ import annotations
 
+import difflib
 import json
+import string
 from collections.abc import Iterator
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from leadengine.signal_names import condition_problem
 
@@ -98,6 +101,42 @@ class Angle(_Rule):
     framing: str
 
 
+#: The languages outreach messages are written in (ISO 639-1: Thai, Burmese, English).
+OUTREACH_LANGUAGES = ("en", "th", "my")
+#: What an outreach template may name; each is filled from the lead's own facts.
+OUTREACH_FIELDS = ("business_name", "place", "industry", "service", "evidence")
+#: A chat message (LINE, Messenger, Viber) is at most this long once filled in.
+MAX_CHAT = 600
+
+
+class OutreachTemplate(_Rule):
+    """An outreach message for one angle in one language, written by the team: a short
+    chat version and an e-mail (subject and body). ``{business_name}``, ``{place}``,
+    ``{industry}``, ``{service}`` and ``{evidence}`` (what was seen on the site: a link,
+    a phone number, the site's own words) are filled from the lead's facts."""
+
+    #: The angle's name (as in ``angles``), or ``"*"`` for any angle.
+    angle: str = Field(min_length=1)
+    language: Literal["en", "th", "my"]
+    chat: str = Field(min_length=1, max_length=MAX_CHAT - 200)
+    subject: str = Field(min_length=1, max_length=200)
+    email: str = Field(min_length=1, max_length=4000)
+
+    @field_validator("chat", "subject", "email")
+    @classmethod
+    def _known_fields(cls, text: str) -> str:
+        try:
+            names = [name for _, name, _, _ in string.Formatter().parse(text) if name]
+        except ValueError as exc:
+            raise ValueError(f"not a template ({exc}); write a literal brace as {{{{ }}}}"
+                             ) from None
+        unknown = [name for name in names if name not in OUTREACH_FIELDS]
+        if unknown:
+            raise ValueError(f"unknown placeholder {{{unknown[0]}}} (known: "
+                             + ", ".join(f"{{{n}}}" for n in OUTREACH_FIELDS) + ")")
+        return text
+
+
 class MaturityLayer(_Rule):
     """One layer of the Digital Maturity Framework and what shows it."""
 
@@ -146,6 +185,7 @@ class Rules(_Rule):
     size_signals: list[SizeSignal] = Field(default_factory=list)
     maturity_layers: list[MaturityLayer] = Field(default_factory=list)
     angles: list[Angle] = Field(default_factory=list)
+    outreach: list[OutreachTemplate] = Field(default_factory=list)
     rubric: Rubric = Field(default_factory=Rubric)
 
     @property
@@ -177,6 +217,16 @@ class Rules(_Rule):
                 problem = condition_problem(condition, industries)
                 if problem is not None:
                     yield f"{where}: {problem}"
+
+    def outreach_problems(self, angles: list[Angle]) -> Iterator[str]:
+        """Each outreach template naming an angle the knowledge base does not define."""
+        names = [angle.name for angle in angles]
+        for template in self.outreach:
+            if template.angle != "*" and template.angle not in names:
+                close = difflib.get_close_matches(template.angle, names, n=1)
+                hint = f" (did you mean {_quoted(close[0])}?)" if close else ""
+                yield (f"outreach[{_quoted(template.angle)}, {template.language}].angle: "
+                       f"unknown angle {_quoted(template.angle)}{hint}")
 
     def _conditions(self) -> Iterator[tuple[str, list[str]]]:
         """(where, conditions) for every condition list, where as ``services["Name"].when``

@@ -19,6 +19,7 @@ from typing import cast
 from leadengine.evaluation import ANGLES, AngleName, Verdict
 from leadengine.facts import SiteFacts, holds
 from leadengine.knowledge import KnowledgeBase
+from leadengine.outreach import angle_evidence
 from leadengine.retrieval import Hit
 from leadengine.rules import Angle, Rules
 from leadengine.scoring import fact_score
@@ -125,7 +126,10 @@ def outreach(facts: SiteFacts, judgement: RuleJudgement) -> str:
         "place": target.name if target else "their market",
         "industry": facts.identity.category or "their industry",
     }
-    return judgement.angle.framing.format_map(_Defaults(values))
+    line = judgement.angle.framing.format_map(_Defaults(values))
+    # The lead's own evidence: two leads with the same angle get different lines.
+    seen = angle_evidence(facts, judgement.angle)
+    return f"{line} Seen on the site: {', '.join(seen)}." if seen else line
 
 
 class _Defaults(dict[str, str]):

@@ -91,13 +91,14 @@ class Index:
         for bucket in self.prefixes.values():
             bucket.sort(key=lambda item: -len(item[0]))
         self.words = keys
-        #: First word -> the word counts of the keys it begins, longest first: a text's
-        #: word that begins no key is passed over with one lookup.
+        #: First word -> the word counts (2 or more) of the keys it begins, longest
+        #: first: a text's word that begins no such key costs one lookup (the few
+        #: thousand multi-word keys are read at load, not the 60,000 one-word ones).
         sizes: dict[str, set[int]] = {}
-        for key in self.words:
+        for key in [key for key in self.words if " " in key]:
             first, *rest = key.split(" ")
             sizes.setdefault(first, set()).add(1 + len(rest))
-        self.sizes = {first: tuple(sorted(counts, reverse=True))
+        self.sizes = {first: (*sorted(counts, reverse=True), 1)
                       for first, counts in sizes.items()}
 
     def find(self, text: Text) -> list[Hit]:
@@ -106,7 +107,7 @@ class Index:
         words, sizes = self.words, self.sizes
         i = 0
         while i < len(tokens):
-            for n in sizes.get(tokens[i][2], ()):
+            for n in sizes.get(tokens[i][2], _ONE):
                 if n > len(tokens) - i:
                     continue
                 key = " ".join(t[2] for t in tokens[i:i + n]) if n > 1 else tokens[i][2]
@@ -136,6 +137,8 @@ class Index:
         return hits
 
 
+#: The word counts tried for a word that begins no multi-word key.
+_ONE = (1,)
 _SCRIPT_RUN = re.compile("[^\x00-\u02ff]+")
 
 
