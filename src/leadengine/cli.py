@@ -360,6 +360,49 @@ def kb_list(knowledge_dir: Path | None) -> None:
                    f"{len(doc.sections)} sections{rules}")
 
 
+@cli.command("eval-judge")
+@click.argument("labels", type=click.Path(path_type=Path, dir_okay=False))
+@llm_options
+@knowledge_option
+@method_option
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the scores and each miss as JSON.")
+@fetch_options
+@guarded
+def eval_judge(labels: Path, provider: str | None, model: str | None,
+               temperature: float | None, base_url: str | None, no_cache: bool,
+               knowledge_dir: Path | None, method: str | None, as_json: bool,
+               allow_private: bool | None, ignore_robots: bool | None,
+               max_pages: int | None) -> None:
+    """Measure an evaluator against labelled sites (LABELS: JSON Lines, one site per line
+    with its expected band, angle, never_pitch, category and in_target_geography; see
+    examples/judge-labels.jsonl): the accuracy of each, and every miss."""
+    import json
+
+    from leadengine.judge_eval import evaluate_labels, read_labels, score
+
+    settings = _settings(provider=provider, model=model, temperature=temperature,
+                         base_url=base_url, knowledge_dir=knowledge_dir,
+                         retrieval_method=method, use_cache=False if no_cache else None,
+                         allow_private=allow_private,
+                         respect_robots=False if ignore_robots else None,
+                         max_pages=max_pages)
+    found = read_labels(labels)
+    kb = _knowledge(settings)
+    evaluator = _evaluator(settings, kb)  # a missing key fails here, before any fetch
+    scores = score(found, _run(evaluate_labels(found, settings)),
+                   dict(kb.rules.rubric.bands))
+    if as_json:
+        click.echo(json.dumps({"provider": evaluator.name, "model": evaluator.model,
+                               "sites": len(found), **scores.as_dict()},
+                              ensure_ascii=False, indent=2))
+        return
+    click.echo(f"{evaluator.name} ({evaluator.model}) on {len(found)} labelled sites")
+    click.echo(scores.table())
+    for line in scores.misses + [f"failed: {f}" for f in scores.failed]:
+        click.echo(f"  {line}")
+
+
 for command in (batch, export, runs_command, show, models, serve):
     cli.add_command(command)
 add_examples(cli)

@@ -35,6 +35,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "kb eval": ("leadengine kb eval bench/data/qrels.jsonl",
                 "leadengine kb eval qrels.jsonl --method bm25 --method hybrid --json"),
     "kb list": ("leadengine kb list --knowledge ./my-knowledge",),
+    "eval-judge": ("leadengine eval-judge examples/judge-labels.jsonl",
+                   "leadengine eval-judge labels.jsonl --provider groq --json"),
 }
 
 
