@@ -147,3 +147,29 @@ def test_unreadable_subpages_are_reported_not_fatal(sites: SiteServer,
     assert evaluation.warnings == [
         f"subpage not read: {sites.url('partial/contact.html')}: HTTP 500 Internal Server Error"]
     assert evaluation.business_name == "Golden Teashop"
+
+
+@pytest.mark.parametrize("site", ALL_SITES)
+def test_every_point_of_the_score_is_in_the_reasoning(site: str, kb: KnowledgeBase) -> None:
+    """The reasoning ends with the rubric's terms: each one's points and what earned
+    them, any cap and why, and the score itself; the terms add up to it."""
+    import re
+
+    from leadengine.facts import site_facts
+    from leadengine.scoring import fact_score, fit_caps, score_terms
+    from leadengine.web.site import load_site
+
+    path = str(SITES / site / "index.html")
+    evaluation = evaluate(path, kb)
+    facts = site_facts(asyncio.run(load_site(path, HEURISTIC)), kb.rules)
+    explained = evaluation.reasoning[evaluation.reasoning.index("Score: "):]
+    assert explained.endswith(f"= {evaluation.fit_score}.")
+    terms = score_terms(facts, kb.rules.rubric)
+    for _, label in terms:
+        assert label in explained, (label, explained)
+    total = max(0, min(100, round(sum(points for points, _ in terms))))
+    if total > evaluation.fit_score:  # a cap applied, and says why
+        cap, why = min(c for c in fit_caps(facts, kb.rules.rubric) if c[0] < total)
+        assert f"capped at {cap} for {why}" in explained
+    assert fact_score(facts, kb.rules.rubric) == evaluation.fit_score
+    assert re.search(r"base \d+", explained)

@@ -10,9 +10,9 @@ A labels file is JSON Lines, one site per line::
 is optional and only the keys a line has are scored: ``band`` (``high``, ``medium`` or
 ``low``, by the knowledge base's rubric bands), ``angle`` (an angle name, or null when
 none should be named), ``never_pitch`` (services that must not be the pitch: the
-exclusions), ``category`` (the taxonomy's value) and ``in_target_geography`` (true,
-false, or null for "not stated"). Any evaluator is measured the same way, so the
-offline one and an LLM can be compared on the same labels.
+exclusions), ``category`` (the taxonomy's value, or a list of acceptable ones) and
+``in_target_geography`` (true, false, or null for "not stated"). Any evaluator is
+measured the same way, so the offline one and an LLM can be compared on the same labels.
 """
 
 from __future__ import annotations
@@ -158,8 +158,10 @@ def score(labels: Sequence[Label], evaluations: Sequence[Evaluation | str],
                        name, f"pitched {found.primary_service}, which it must not be")
         if "category" in want:
             got_category = (found.category or {}).get("value")
-            scores.add("category", got_category == want["category"], name,
-                       f"{got_category}, labelled {want['category']}")
+            accepted = want["category"] if isinstance(want["category"], list) else [
+                want["category"]]
+            scores.add("category", got_category in accepted, name,
+                       f"{got_category}, labelled {' or '.join(map(str, accepted))}")
         if "in_target_geography" in want:
             got_target = (found.location or {}).get("in_target_geography")
             scores.add("in_target_geography", got_target == want["in_target_geography"],

@@ -16,16 +16,50 @@ from leadengine.rules import Rubric
 
 def fact_score(facts: SiteFacts, rubric: Rubric) -> int:
     """The rubric's fit score for these facts, within every cap they trigger."""
-    fit = rubric.base + size_points(facts, rubric) + gap_points(facts)
-    industry = facts.identity.industry
-    fit += industry.points if industry else 0
+    fit = max(0, min(100, round(sum(points for points, _ in score_terms(facts, rubric)))))
+    return min([fit, *(cap for cap, _ in fit_caps(facts, rubric))])
+
+
+def score_terms(facts: SiteFacts, rubric: Rubric) -> list[tuple[float, str]]:
+    """The points the rubric gives these facts, each with what earned it (their sum,
+    rounded, clamped and capped, is :func:`fact_score`)."""
+    terms: list[tuple[float, str]] = [(rubric.base, "base")]
     location = facts.location
     if location.target:
-        fit += rubric.in_target_geography
+        terms.append((rubric.in_target_geography,
+                      f"in a target market ({location.target.name})"))
     elif not location.out_of_market:
-        fit += rubric.unknown_geography
-    fit = max(0, min(100, round(fit)))
-    return min([fit, *(cap for cap, _ in fit_caps(facts, rubric))])
+        terms.append((rubric.unknown_geography, "location not stated"))
+    industry = facts.identity.industry
+    if industry is not None and industry.points:
+        terms.append((industry.points, f"industry {industry.name}"))
+    size = size_points(facts, rubric)
+    if size:
+        labels = ", ".join(signal.label for signal in facts.size)
+        capped = " (capped)" if size != sum(signal.points for signal in facts.size) else ""
+        terms.append((size, f"size: {labels}{capped}"))
+    for layer in facts.layers:
+        points = layer.rule.gap_points * (1 - layer.share)
+        if points:
+            missing = ", ".join(gap.replace("not:", "is ").replace("_", " ")
+                                for gap in layer.gaps)
+            terms.append((points, f"{layer.rule.name} gap ({missing})"))
+    return terms
+
+
+def explain_score(facts: SiteFacts, rubric: Rubric) -> str:
+    """Every point of the fit score and every cap, as one sentence: "Score: base 10,
+    in a target market (Bangkok) +25, …, capped at 65 (…) = 65."."""
+    terms = score_terms(facts, rubric)
+    parts = [f"{label} {points:+.0f}" if label != "base" else f"base {points:.0f}"
+             for points, label in terms]
+    fit = max(0, min(100, round(sum(points for points, _ in terms))))
+    caps = [(cap, why) for cap, why in fit_caps(facts, rubric) if cap < fit]
+    text = "Score: " + ", ".join(parts)
+    if caps:
+        cap, why = min(caps)
+        text += f" = {fit}, capped at {cap} for {why}"
+    return text + f" = {fact_score(facts, rubric)}."
 
 
 def size_points(facts: SiteFacts, rubric: Rubric) -> int:

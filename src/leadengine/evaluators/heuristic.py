@@ -22,7 +22,7 @@ from leadengine.knowledge import KnowledgeBase
 from leadengine.outreach import angle_evidence
 from leadengine.retrieval import Hit
 from leadengine.rules import Angle, Rules
-from leadengine.scoring import fact_score
+from leadengine.scoring import explain_score, fact_score
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,8 @@ class RuleJudgement:
     service_name: str
     #: The rubric's bands ("high": 70, ...), to name the score's band.
     bands: dict[str, int]
+    #: Every point of the fit score and every cap, in words (:func:`explain_score`).
+    score_explained: str = ""
 
 
 class HeuristicEvaluator:
@@ -78,7 +80,8 @@ def judge(facts: SiteFacts, rules: Rules) -> RuleJudgement:
     if facts.exclusion and name in facts.exclusion.never_sell:
         name = facts.exclusion.recommend
     return RuleJudgement(fit_score=fact_score(facts, rules.rubric), angle=angle,
-                         service_name=name, bands=dict(rules.rubric.bands))
+                         service_name=name, bands=dict(rules.rubric.bands),
+                         score_explained=explain_score(facts, rules.rubric))
 
 
 def reasoning(facts: SiteFacts, judgement: RuleJudgement) -> str:
@@ -113,6 +116,8 @@ def reasoning(facts: SiteFacts, judgement: RuleJudgement) -> str:
     else:
         band = _band(judgement.fit_score, judgement.bands)
         sentence += f" {band} fit for {judgement.service_name} per qualification criteria."
+    if judgement.score_explained:
+        sentence += " " + judgement.score_explained
     return sentence
 
 

@@ -168,7 +168,11 @@ def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
     clues = replace(clues, nodes=tuple(nodes if len(nodes) <= 2 * EDGE_NODES else
                                        nodes[:EDGE_NODES] + nodes[-EDGE_NODES:]))
     deadline.check()
-    return PageRead(page=page, extracted=extract(page, tree, nodes, deadline),
+    extracted = extract(page, tree, nodes, deadline)
+    # Trafilatura cannot be stopped midway: a read it took past the budget fails here,
+    # so no page is accepted after more than its CPU budget.
+    deadline.check()
+    return PageRead(page=page, extracted=extracted,
                     signals=signals, nodes=nodes, html_lang=html_lang, name_hints=hints,
                     json_ld_types=types, headings=headings, location_clues=clues)
 
