@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,11 +23,16 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     """The workspace under uvicorn on 127.0.0.1 (an ephemeral port), in a thread."""
-    import uvicorn
-
     from leadengine.app import create_app
 
-    app = create_app(None, fill(tmp_path / "r.db"), TOKEN)
+    yield from serve(create_app(None, fill(tmp_path / "r.db"), TOKEN))
+
+
+def serve(app: Any) -> Iterator[str]:
+    """``app`` under uvicorn on 127.0.0.1 (an ephemeral port) in a thread, until the
+    test ends (a running batch gets the shutdown's time to stop)."""
+    import uvicorn
+
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -38,7 +44,7 @@ def server(tmp_path: Path) -> Iterator[str]:
     port = server.servers[0].sockets[0].getsockname()[1]
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
-    thread.join(timeout=5)
+    thread.join(timeout=15)
 
 
 def test_log_in_and_work_a_lead(server: str) -> None:
@@ -85,8 +91,6 @@ def batch_server(tmp_path: Path) -> Iterator[str]:
     127.0.0.1) and a copy of the knowledge base it may edit."""
     import shutil
 
-    import uvicorn
-
     from leadengine.app import create_app
     from leadengine.config import Settings
     from tests.conftest import KNOWLEDGE
@@ -94,19 +98,8 @@ def batch_server(tmp_path: Path) -> Iterator[str]:
     shutil.copytree(KNOWLEDGE, tmp_path / "knowledge")
     settings = Settings(knowledge_dir=tmp_path / "knowledge", host_delay=0.0,
                         retrieval_method="keyword", use_cache=False)
-    app = create_app(settings, fill(tmp_path / "r.db"), TOKEN, allow_private=True)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=15)
+    yield from serve(create_app(settings, fill(tmp_path / "r.db"), TOKEN,
+                                allow_private=True))
 
 
 def test_a_batch_from_upload_to_export(batch_server: str, sites: SiteServer,

@@ -129,10 +129,9 @@ def _label(path: Path, number: int, data: Any) -> Label:
 
 def band_of(score: int, bands: dict[str, int]) -> str:
     """The rubric band a score falls in (``high``, ``medium``, ``low``)."""
-    for name, floor in sorted(bands.items(), key=lambda item: -item[1]):
-        if score >= floor:
-            return name
-    return "low"
+    from leadengine.report import band_name
+
+    return band_name(score, bands).lower()
 
 
 def score(labels: Sequence[Label], evaluations: Sequence[Evaluation | str],

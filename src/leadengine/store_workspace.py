@@ -386,7 +386,7 @@ def lead(engine: Engine, evaluation_id: int) -> dict[str, Any] | None:
     """One stored evaluation as a board row plus ``kb_version`` (the knowledge base it
     was judged with), ``data`` (the evaluation JSON), ``input`` (the passthrough
     columns) and ``history``."""
-    if not _is_id(evaluation_id):
+    if not is_id(evaluation_id):
         return None
     e, s = evaluations_table, lead_status_table
     query = (sa.select(e.c.id, e.c.url, e.c.run_id, e.c.fit_score, e.c.data, e.c.passthrough,
@@ -405,7 +405,7 @@ def lead(engine: Engine, evaluation_id: int) -> dict[str, Any] | None:
     return found
 
 
-def _is_id(number: int) -> bool:
+def is_id(number: int) -> bool:
     """Whether ``number`` can be a row id (SQLite cannot even compare a larger one)."""
     return 0 < number < 2**63
 
@@ -418,7 +418,7 @@ def _history(conn: Connection, url: str) -> list[dict[str, Any]]:
 
 def lead_url(engine: Engine, evaluation_id: int) -> str | None:
     """The URL (the lead's identity in the workspace tables) of an evaluation row."""
-    if not _is_id(evaluation_id):
+    if not is_id(evaluation_id):
         return None
     with engine.connect() as conn:
         url = conn.scalar(sa.select(evaluations_table.c.url)

@@ -13,13 +13,14 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field, StringConstraints
 
 from leadengine.app.pages import board_query
-from leadengine.app.server import session, user, workspace
+from leadengine.app.server import check_api_csrf, user, workspace
 from leadengine.store_workspace import (
     MAX_NOTE,
     STATUSES,
     BoardQuery,
     board,
     export_records,
+    is_id,
     lead,
     update,
 )
@@ -94,7 +95,7 @@ def _selection(ids: list[str] | None) -> list[int] | None:
     if not ids:
         return None
     found = [int(part) for value in ids for part in value.split(",")
-             if part and int(part) < 2**63]  # no row has a larger id
+             if part and is_id(int(part))]
     if len(found) > MAX_SELECTION:
         raise HTTPException(400, f"at most {MAX_SELECTION:,} ids")
     return found
@@ -110,10 +111,8 @@ def api_lead(request: Request, lead_id: int) -> dict[str, Any]:
 
 @router.patch("/leads/{lead_id}")
 def api_update(request: Request, lead_id: int, body: LeadUpdate) -> dict[str, Any]:
+    check_api_csrf(request)
     space = workspace(request)
-    if not request.state.bearer and not space.sessions.check_csrf(
-            session(request), request.headers.get("x-csrf-token")):
-        raise HTTPException(403, "a cookie session needs the X-CSRF-Token header")
     if body.status is not None and body.status not in STATUSES:
         raise HTTPException(400, f"status must be one of {', '.join(STATUSES)}")
     found = lead(space.store.engine, lead_id)

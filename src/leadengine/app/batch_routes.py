@@ -1,9 +1,6 @@
-"""New batches in the workspace, and evaluating one URL.
-
-Pages: ``/batches`` (upload a CSV or paste URLs, pick the provider; the batches so far),
-``/batches/{id}`` (live progress over server-sent events, the failures with their
-reasons, "retry failed", "stop"), and ``POST /batches/reevaluate`` (the board's
-selection). API: ``POST /api/evaluate``, ``POST /api/batches`` (a CSV upload or
+"""New batches in the workspace, and evaluating one URL: what the pages
+(:mod:`leadengine.app.batch_pages`) and the API share, and the API:
+``POST /api/evaluate``, ``POST /api/batches`` (a CSV upload or
 ``{"urls": [...]}``), ``GET /api/batches``, ``GET /api/batches/{id}``,
 ``GET /api/batches/{id}/events``, ``GET /api/batches/{id}/failures``,
 ``POST /api/batches/{id}/retry`` and ``/stop``. The pages and the API call the same
@@ -21,8 +18,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
-from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 from starlette.datastructures import UploadFile as FormFile
 
@@ -35,7 +32,7 @@ from leadengine.app.jobs import (
     rows_of_urls,
     web_url,
 )
-from leadengine.app.server import render, session, user, workspace
+from leadengine.app.server import check_api_csrf, session, user, workspace
 from leadengine.batch_input import Row
 from leadengine.config import Settings
 from leadengine.errors import ConfigError, LeadEngineError
@@ -112,14 +109,6 @@ def check_limit(request: Request, kind: str) -> None:
                             headers={"Retry-After": str(max(1, round(wait)))})
 
 
-def check_api_csrf(request: Request) -> None:
-    """A cookie-authenticated API call that changes something carries X-CSRF-Token."""
-    space = workspace(request)
-    if not request.state.bearer and not space.sessions.check_csrf(
-            session(request), request.headers.get("x-csrf-token")):
-        raise HTTPException(403, "a cookie session needs the X-CSRF-Token header")
-
-
 def start(request: Request, name: str, rows: list[Row], provider: str | None = None,
           model: str | None = None, retry_failed: bool = False) -> Job:
     """Queue a batch (ConfigError: a provider not offered, a missing key)."""
@@ -155,6 +144,14 @@ def retry_rows(request: Request, job: Job) -> list[Row]:
     return rows_of_urls([f["url"] for f in found],
                         [{str(k): str(v) for k, v in (f["input"] or {}).items()}
                          for f in found])
+
+
+def retry(request: Request, job: Job) -> Job:
+    """A new batch of the job's failed rows, with its evaluator (ConfigError: nothing
+    to retry)."""
+    return start(request, f"retry of {job.name}", retry_rows(request, job),
+                 job.settings.resolve_provider().name, job.settings.model,
+                 retry_failed=True)
 
 
 # --- the API ------------------------------------------------------------------------------
@@ -281,11 +278,10 @@ def api_batch_retry(request: Request, job_id: int) -> BatchCreated:
     check_limit(request, "batch")
     job = job_or_404(request, job_id)
     try:
-        retry = start(request, f"retry of {job.name}", retry_rows(request, job),
-                      _provider_of(job), job.settings.model, retry_failed=True)
+        again = retry(request, job)
     except ConfigError as exc:
         raise HTTPException(400, safe_message(str(exc))) from None
-    return BatchCreated(id=retry.id, url=f"/batches/{retry.id}")
+    return BatchCreated(id=again.id, url=f"/batches/{again.id}")
 
 
 @router.post("/api/batches/{job_id}/stop")
@@ -294,10 +290,6 @@ def api_batch_stop(request: Request, job_id: int) -> dict[str, Any]:
     job = job_or_404(request, job_id)
     workspace(request).jobs.stop(job.id)
     return job.as_dict()
-
-
-def _provider_of(job: Job) -> str:
-    return job.settings.resolve_provider().name
 
 
 @router.get("/api/batches/{job_id}/events", response_class=StreamingResponse,
@@ -332,123 +324,3 @@ async def _events(request: Request, job: Job) -> AsyncIterator[str]:
 
 def _event(name: str, data: dict[str, Any]) -> str:
     return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
-
-
-# --- the pages ------------------------------------------------------------------------------
-
-
-@router.get("/batches", response_class=HTMLResponse)
-def batches_page(request: Request) -> HTMLResponse:
-    return _batches_form(request)
-
-
-def _batches_form(request: Request, error: str = "", status_code: int = 200,
-                  urls: str = "") -> HTMLResponse:
-    settings = base_settings(request)
-    return render(request, "batches.html", status_code=status_code, error=error, urls=urls,
-                  providers=providers(settings), jobs=workspace(request).jobs.all(),
-                  max_rows=MAX_ROWS, max_mb=MAX_UPLOAD // (1024 * 1024))
-
-
-@router.post("/batches", response_model=None)
-async def batches_post(request: Request, csrf: Annotated[str, Form()] = "",
-                       urls: Annotated[str, Form()] = "",
-                       provider: Annotated[str, Form()] = "",
-                       model: Annotated[str, Form()] = "",
-                       file: Annotated[UploadFile | None, File()] = None) -> Response:
-    space = workspace(request)
-    if not space.sessions.check_csrf(session(request), csrf):
-        return render(request, "missing.html", status_code=403,
-                      what="a valid form (reload the page and try again)")
-    wait = space.limits.wait("batch", caller(request))
-    if wait > 0:
-        return _batches_form(request, f"Too many batches started: try again in "
-                                      f"{wait:.0f} s.", 429, urls)
-    try:
-        if file is not None and file.filename:
-            data = await file.read(MAX_UPLOAD + 1)
-            name = file.filename
-        elif urls.strip():
-            data, name = urls.encode("utf-8"), "pasted URLs"
-        else:
-            raise ConfigError("choose a CSV file or paste some URLs")
-        rows = await asyncio.to_thread(read_upload, data, name)
-        job = start(request, name, rows, provider or None, model or None)
-    except ConfigError as exc:
-        return _batches_form(request, safe_message(str(exc)), 400, urls)
-    return RedirectResponse(f"/batches/{job.id}", 303)
-
-
-@router.get("/batches/{job_id}", response_class=HTMLResponse)
-def batch_page(request: Request, job_id: int) -> HTMLResponse:
-    job = workspace(request).jobs.get(job_id)
-    if job is None:
-        return render(request, "missing.html", status_code=404,
-                      what=f"batch {job_id} (batches are listed until the server "
-                           "restarts; their runs stay under Runs)")
-    return render(request, "batch.html", job=job.as_dict(),
-                  failures=failures(request, job), final=job.final)
-
-
-@router.post("/batches/{job_id}/retry", response_model=None)
-def batch_retry(request: Request, job_id: int, csrf: Annotated[str, Form()] = ""
-                ) -> Response:
-    refused = _form_refusal(request, csrf)
-    if refused is not None:
-        return refused
-    job = workspace(request).jobs.get(job_id)
-    if job is None:
-        return render(request, "missing.html", status_code=404, what=f"batch {job_id}")
-    try:
-        retry = start(request, f"retry of {job.name}", retry_rows(request, job),
-                      _provider_of(job), job.settings.model, retry_failed=True)
-    except ConfigError as exc:
-        return render(request, "missing.html", status_code=400,
-                      what=f"a retry: {safe_message(str(exc))}")
-    return RedirectResponse(f"/batches/{retry.id}", 303)
-
-
-@router.post("/batches/{job_id}/stop", response_model=None)
-def batch_stop(request: Request, job_id: int, csrf: Annotated[str, Form()] = ""
-               ) -> Response:
-    refused = _form_refusal(request, csrf)
-    if refused is not None:
-        return refused
-    workspace(request).jobs.stop(job_id)
-    return RedirectResponse(f"/batches/{job_id}", 303)
-
-
-@router.post("/batches/reevaluate", response_model=None)
-async def batch_reevaluate(request: Request) -> Response:
-    """The board's selection (``ids``) evaluated again, as a new batch. Leads already
-    evaluated with this knowledge base, provider and model are skipped (as a batch
-    run again skips them): re-evaluating pays off after the knowledge base changed."""
-    form = await request.form(max_fields=MAX_ROWS + 10)
-    refused = _form_refusal(request, str(form.get("csrf") or ""))
-    if refused is not None:
-        return refused
-    from leadengine.app.pages import row_id
-    from leadengine.store_workspace import lead
-
-    ids = [i for v in form.getlist("ids") if isinstance(v, str) and (i := row_id(v))]
-    engine = workspace(request).store.engine
-    leads = [found for found in (lead(engine, i) for i in ids[:MAX_ROWS]) if found]
-    if not leads:
-        return render(request, "missing.html", status_code=400,
-                      what="a selection (tick the leads to evaluate again)")
-    rows = rows_of_urls([found["url"] for found in leads],
-                        [{str(k): str(v) for k, v in (found.get("input") or {}).items()}
-                         for found in leads])
-    try:
-        job = start(request, f"re-evaluate {len(rows)} leads", rows)
-    except ConfigError as exc:
-        return render(request, "missing.html", status_code=400,
-                      what=f"a batch: {safe_message(str(exc))}")
-    return RedirectResponse(f"/batches/{job.id}", 303)
-
-
-def _form_refusal(request: Request, csrf: str) -> Response | None:
-    if not workspace(request).sessions.check_csrf(session(request), csrf):
-        return render(request, "missing.html", status_code=403,
-                      what="a valid form (reload the page and try again)")
-    return None

@@ -31,7 +31,7 @@ from leadengine.app.knowledge_files import (
     render_markdown,
     save,
 )
-from leadengine.app.server import render, session, workspace
+from leadengine.app.server import check_api_csrf, form_refusal, render, workspace
 from leadengine.errors import KnowledgeError
 from leadengine.knowledge import Document, KnowledgeBase, parse_document
 
@@ -168,9 +168,9 @@ def knowledge_save(request: Request, rel: str, csrf: Annotated[str, Form()] = ""
                    text: Annotated[str, Form()] = "", base: Annotated[str, Form()] = ""
                    ) -> Response:
     """Save the edit form. Only an existing file: a new one is created with the API."""
-    if not workspace(request).sessions.check_csrf(session(request), csrf):
-        return render(request, "missing.html", status_code=403,
-                      what="a valid form (reload the page and try again)")
+    forged = form_refusal(request, csrf)
+    if forged is not None:
+        return forged
     text = text.replace("\r\n", "\n")  # a browser sends a textarea's lines with CRLF
     try:
         root = root_of(request)
@@ -217,9 +217,7 @@ def api_knowledge_file(request: Request, rel: str) -> dict[str, Any]:
 def api_knowledge_save(request: Request, response: Response, rel: str, body: KnowledgeText
                        ) -> dict[str, Any]:
     """Save a file's text, or create a new ``.md`` file with a plain name (201)."""
-    if not request.state.bearer and not workspace(request).sessions.check_csrf(
-            session(request), request.headers.get("x-csrf-token")):
-        raise HTTPException(403, "a cookie session needs the X-CSRF-Token header")
+    check_api_csrf(request)
     try:
         saved = save(root_of(request), rel, body.text, body.base)
     except Refused as refused:

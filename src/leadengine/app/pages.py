@@ -12,7 +12,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from leadengine import report
 from leadengine.app.auth import COOKIE, safe_next
-from leadengine.app.server import render, session, set_session_cookie, user, workspace
+from leadengine.app.server import (
+    form_refusal,
+    render,
+    session,
+    set_session_cookie,
+    user,
+    workspace,
+)
 from leadengine.store_workspace import (
     BANDS,
     FACETS,
@@ -21,6 +28,7 @@ from leadengine.store_workspace import (
     BoardQuery,
     board,
     facets,
+    is_id,
     lead,
     update,
 )
@@ -35,9 +43,9 @@ def number(text: str) -> int | None:
 
 
 def row_id(text: str) -> int | None:
-    """``text`` as a row id: a number below 2**63 (what a database column holds)."""
+    """``text`` as a row id (:func:`store_workspace.is_id`), else None."""
     found = number(text)
-    return found if found is not None and found < 2**63 else None
+    return found if found is not None and is_id(found) else None
 
 
 #: The highest page number read (50 rows a page: far past any store).
@@ -125,10 +133,9 @@ async def export_post(request: Request) -> Response:
     from leadengine.app.api import MAX_SELECTION, export_file
 
     form = await request.form(max_fields=MAX_SELECTION + 50)
-    if not workspace(request).sessions.check_csrf(session(request),
-                                                  str(form.get("csrf") or "")):
-        return render(request, "missing.html", status_code=403,
-                      what="a valid form (reload the page and try again)")
+    refused = form_refusal(request, str(form.get("csrf") or ""))
+    if refused is not None:
+        return refused
     fields = {name: str(form.get(name) or "") for name in
               ("sort", "band", "status", "run", "q", "category", "city", "angle", "owner")}
     query = board_query(**{k: v for k, v in fields.items() if v})
@@ -158,10 +165,10 @@ def lead_page(request: Request, lead_id: int) -> HTMLResponse:
 def lead_post(request: Request, lead_id: int, csrf: Annotated[str, Form()] = "",
               status: Annotated[str, Form()] = "", note: Annotated[str, Form()] = ""
               ) -> Response:
+    refused = form_refusal(request, csrf)
+    if refused is not None:
+        return refused
     space = workspace(request)
-    if not space.sessions.check_csrf(session(request), csrf):
-        return render(request, "missing.html", status_code=403,
-                      what="a valid form (reload the page and try again)")
     found = lead(space.store.engine, lead_id)
     if found is None:
         return render(request, "missing.html", status_code=404, what=f"lead {lead_id}")

@@ -100,6 +100,24 @@ def session(request: Request) -> Session | None:
     return found
 
 
+def check_api_csrf(request: Request) -> None:
+    """A cookie-authenticated API call that changes something carries X-CSRF-Token
+    (the API token needs none): HTTPException 403 otherwise."""
+    from fastapi import HTTPException
+
+    if not request.state.bearer and not workspace(request).sessions.check_csrf(
+            session(request), request.headers.get("x-csrf-token")):
+        raise HTTPException(403, "a cookie session needs the X-CSRF-Token header")
+
+
+def form_refusal(request: Request, csrf: str) -> HTMLResponse | None:
+    """The 403 page for a form post without its session's CSRF token, else None."""
+    if workspace(request).sessions.check_csrf(session(request), csrf):
+        return None
+    return render(request, "missing.html", status_code=403,
+                  what="a valid form (reload the page and try again)")
+
+
 def render(request: Request, name: str, status_code: int = 200, **context: Any
            ) -> HTMLResponse:
     """A page from ``templates/`` (autoescaped), with the user and CSRF token."""
@@ -115,7 +133,14 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
                allow_private: bool = False) -> FastAPI:
     """The workspace over the store at ``db`` (a path, URL or open :class:`Store`).
     ``token`` None turns authentication off (the CLI allows it on loopback only)."""
-    from leadengine.app import api, batch_routes, knowledge_routes, pages, settings_page
+    from leadengine.app import (
+        api,
+        batch_pages,
+        batch_routes,
+        knowledge_routes,
+        pages,
+        settings_page,
+    )
 
     store = db if isinstance(db, Store) else Store(db, create=False, read_only=False)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -134,7 +159,7 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
     app.state.workspace = space
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    for module in (pages, api, batch_routes, knowledge_routes, settings_page):
+    for module in (pages, api, batch_routes, batch_pages, knowledge_routes, settings_page):
         app.include_router(module.router, responses=ERRORS)
     app.middleware("http")(_guard)
     return app
