@@ -814,3 +814,42 @@ def test_the_nodes_near_address_words_are_the_ones_classified() -> None:
     # A word in a long node (prose) is not an anchor; a digit anywhere is.
     assert ac._near_anchors(["Visit us on the road " * 10]) == set()
     assert ac._near_anchors(["Open since ๒๕๖๐ " * 10]) == {0}
+
+
+_ADDRESSES = [
+    "12 Sukhumvit Soi 11, Khlong Toei Nuea, Watthana, Bangkok 10110", "Bangkok",
+    "No. 45, Bogyoke Road, Dagon Township, Yangon", "Mandalay", "Chiang Mai 50200",
+    "123 Orchard Road, Singapore 238858", "Soi Ari 4, Phaya Thai", "Sanchaung Township",
+    "เลขที่ 99 ถนนพระราม 4 แขวงสีลม เขตบางรัก กรุงเทพมหานคร 10500", "Phuket",
+    "〒150-0002 東京都渋谷区渋谷2-21-1", "서울특별시 마포구 양화로 45", "Austin, TX 78701",
+    "Hinjewadi, Pune 411057", "Level 3, 88 George St", "Moo 5, Tambon Nong Prue",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_lazy_placer_finds_what_placing_every_candidate_finds(seed: int) -> None:
+    """Placer.first (placing candidates from the best possible score down, stopping
+    when none left can win) against placing all of them and ranking, as before."""
+    from leadengine.web.location.address_candidates import Placer, place
+    rng = random.Random(seed)
+    found = [ap.Candidate(text=rng.choice(_ADDRESSES), source="text", order=rng.randrange(5),
+                          score=float(rng.randrange(0, 12)), street=rng.randrange(3),
+                          number=rng.random() < 0.5, postcode=rng.random() < 0.3)
+             for _ in range(rng.randrange(0, 30))]
+    country = rng.choice([None, "TH", "MM", "SG", "JP"])
+    places = gazetteer()
+    every = [place(c, country, places) for c in found]
+    ranked = sorted(every, key=lambda p: (-p.score, -len(p.candidate.text), p.candidate.order))
+    placer = Placer(found, country, places)
+    streets = sorted((p for p in ranked if p.street and p.score >= 4),
+                     key=lambda p: not p.candidate.number)
+    lazy = placer.first(lambda p: p.street, 4, lambda c: c.number) or placer.first(
+        lambda p: p.street, 4)
+    assert (lazy.candidate if lazy else None) == (streets[0].candidate if streets else None)
+    for has, floor in [(lambda p: p.city is not None, 3), (lambda p: p.region is not None, 3),
+                       (lambda p: bool(p.postcodes) and bool(p.city or p.region or p.street),
+                        5)]:
+        want = next((p for p in ranked if p.score >= floor and has(p)), None)
+        got = placer.first(has, floor)
+        assert (got.candidate if got else None) == (want.candidate if want else None)
+        assert (got.score if got else None) == (want.score if want else None)

@@ -42,10 +42,11 @@ from lxml import etree
 
 from leadengine.web.extract import MAX_LINKS, MAX_SCANNED
 from leadengine.web.location.address_candidates import (
+    Placed,
+    Placer,
     candidates,
     choose_postcode,
     evidence,
-    place,
     top,
 )
 from leadengine.web.location.map_links import (
@@ -214,17 +215,10 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
         country = _site_country(url, numbers, language, places)
 
     code = country.value if country else None
-    placed = [place(c, code, places) for c in best_found]
-    placed.sort(key=lambda p: (-p.score, -len(p.candidate.text), p.candidate.order))
+    placer = Placer(best_found, code, places)
     # A street address with a house number first: one without is read only when no
     # numbered one is there.
-    streets = sorted((p for p in placed if p.street and p.score >= 4),
-                     key=lambda p: not p.candidate.number)
-    best = streets[0] if streets else None
-    with_city = [p for p in placed if p.city is not None and p.score >= 3]
-    with_region = [p for p in placed if p.region is not None and p.score >= 3]
-    with_code = [p for p in placed if p.postcodes and p.score >= 5 and (
-        p.city or p.region or p.street)]
+    best = placer.first(_is_street, 4, lambda c: c.number) or placer.first(_is_street, 4)
 
     street = postal_street(postal)
     if street is None and best is not None:
@@ -232,7 +226,7 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
     city, fallback = postal_city(postal, code, places)
     if city is None:
         source = best if best is not None and best.city is not None else (
-            with_city[0] if with_city else None)
+            placer.first(_has_city, 3))
         if source is not None and source.city is not None:
             city = city_part(source.city, evidence(source.candidate), places)
     city = city or fallback
@@ -247,7 +241,7 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
     region = postal_field(postal, "addressRegion", places)
     if region is None:
         source = best if best is not None and best.region is not None else (
-            with_region[0] if with_region else None)
+            placer.first(_has_region, 3))
         if source is not None and source.region is not None:
             region = Part(places.regions[source.region[0]].name,
                           evidence(source.candidate))
@@ -261,13 +255,30 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
     postcode = postal_field(postal, "postalCode", places)
     if postcode is None:
         source = best if best is not None and best.postcodes else (
-            with_code[0] if with_code else None)
+            placer.first(_has_placed_code, 5))
         if source is not None:
             postcode = Part(choose_postcode(source).value, evidence(source.candidate))
 
     if country is None:
         country = _implied_country(city, region, maps, places)
     return SiteLocation(street, city, region, postcode, country)
+
+
+def _is_street(placed: Placed) -> bool:
+    return placed.street
+
+
+def _has_city(placed: Placed) -> bool:
+    return placed.city is not None
+
+
+def _has_region(placed: Placed) -> bool:
+    return placed.region is not None
+
+
+def _has_placed_code(placed: Placed) -> bool:
+    """A postcode in an address that is placed (a city, a region or a street)."""
+    return bool(placed.postcodes) and bool(placed.city or placed.region or placed.street)
 
 
 def _postal_location(postal: dict[str, str] | None, places: Gazetteer) -> SiteLocation | None:

@@ -230,6 +230,52 @@ def place(candidate: ap.Candidate, country: str | None, places: Gazetteer) -> Pl
     return placed
 
 
+#: The most :func:`place` adds to a candidate's own score (a postcode +3, a city +3, a
+#: region +1), after taking back the 3 its text patterns gave a postcode.
+_MOST_ADDED = 7.0
+
+
+def _rank(placed: Placed) -> tuple[float, int, int]:
+    return (-placed.score, -len(placed.candidate.text), placed.candidate.order)
+
+
+class Placer:
+    """The candidates of a site, placed only as far as a question needs: the best-ranked
+    placed candidate with a property (ranked by score, then the longer text, then the
+    earlier) is found by placing candidates from the highest possible score down, and
+    stops once no unplaced one can reach the best found (:func:`place` adds at most
+    :data:`_MOST_ADDED`). The answers are those of placing every candidate; most pages
+    need only a few placed."""
+
+    def __init__(self, found: Sequence[ap.Candidate], country: str | None,
+                 places: Gazetteer) -> None:
+        self.country, self.places = country, places
+        #: Candidates (their index in ``found``, which breaks ties) by best possible score.
+        self.bounds = sorted(((c.score - 3 * c.postcode + _MOST_ADDED, -i, c)
+                              for i, c in enumerate(found)), key=lambda b: (-b[0], -b[1]))
+        self.done: dict[int, Placed] = {}
+
+    def first(self, has: Callable[[Placed], bool], min_score: float = 0.0,
+              could: Callable[[ap.Candidate], bool] | None = None) -> Placed | None:
+        """The best-ranked candidate that ``has`` the property, scores at least
+        ``min_score`` and (before placing) ``could`` have it."""
+        best: Placed | None = None
+        best_key: tuple[float, int, int, int] | None = None
+        for bound, neg_index, candidate in self.bounds:
+            if bound < min_score or (best is not None and bound < best.score):
+                break
+            if could is not None and not could(candidate):
+                continue
+            placed = self.done.get(neg_index)
+            if placed is None:
+                placed = self.done[neg_index] = place(candidate, self.country, self.places)
+            if placed.score >= min_score and has(placed):
+                key = (*_rank(placed), -neg_index)
+                if best_key is None or key < best_key:
+                    best, best_key = placed, key
+        return best
+
+
 def choose_postcode(placed: Placed) -> Postcode:
     """The postcode next to the city, else the last one (the first for 〒 postcodes)."""
     if placed.city is not None:

@@ -60,6 +60,8 @@ class Text:
     original: str
     folded: str = ""
     tokens: list[tuple[int, int, str]] = field(default_factory=list)
+    #: What each index found in it (an address is looked up for its region twice).
+    found: dict[Index, list[Hit]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.folded = fold(self.original)
@@ -102,6 +104,14 @@ class Index:
                       for first, counts in sizes.items()}
 
     def find(self, text: Text) -> list[Hit]:
+        """The names of ``text`` (a list shared by every call on the same text: read it,
+        do not change it)."""
+        known = text.found.get(self)
+        if known is None:
+            known = text.found[self] = self._find(text)
+        return known
+
+    def _find(self, text: Text) -> list[Hit]:
         hits = []
         tokens = text.tokens
         words, sizes = self.words, self.sizes
