@@ -109,6 +109,21 @@ OUTREACH_FIELDS = ("business_name", "place", "industry", "service", "evidence")
 MAX_CHAT = 600
 
 
+class AliasGroup(_Rule):
+    """Words that mean what the English words ``en`` mean: a query (a Thai website, a
+    synonym) that holds one retrieves as if it held the English words. Extends the
+    shipped glossary (``data/glossary.yaml``)."""
+
+    en: list[str] = Field(min_length=1)
+    terms: list[str] = Field(default_factory=list)
+    th: list[str] = Field(default_factory=list)
+    my: list[str] = Field(default_factory=list)
+
+    def words(self) -> list[str]:
+        """Every term of the group, in any language."""
+        return [*self.terms, *self.th, *self.my]
+
+
 class OutreachTemplate(_Rule):
     """An outreach message for one angle in one language, written by the team: a short
     chat version and an e-mail (subject and body). ``{business_name}``, ``{place}``,
@@ -186,6 +201,7 @@ class Rules(_Rule):
     maturity_layers: list[MaturityLayer] = Field(default_factory=list)
     angles: list[Angle] = Field(default_factory=list)
     outreach: list[OutreachTemplate] = Field(default_factory=list)
+    aliases: list[AliasGroup] = Field(default_factory=list)
     rubric: Rubric = Field(default_factory=Rubric)
 
     @property

