@@ -145,6 +145,10 @@ class Evaluation(Judgement):
     #: What kind of business it is, from the fixed taxonomy (``docs/website-intelligence.md``):
     #: ``value`` (healthcare, food_beverage... other), ``confidence`` 0-1, ``evidence``.
     category: dict[str, Any] = Field(default_factory=dict)
+    #: How far the judgement can be trusted (:mod:`leadengine.confidence`): ``level``
+    #: (high, medium, low) and the ``reasons`` (no readable text, a language the rules do
+    #: not cover, an unidentified industry, location clues that disagree).
+    confidence: dict[str, Any] = Field(default_factory=dict)
     #: The first message to send (:mod:`leadengine.outreach`): ``language`` (en, th, my),
     #: ``angle``, ``chat`` (at most 600 characters), ``email`` (``subject``, ``body``),
     #: ``evidence`` (what it quotes from the site) and ``template``; None when the

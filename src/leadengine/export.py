@@ -69,6 +69,9 @@ def flatten(record: dict[str, Any]) -> dict[str, str]:
     for layer in LAYERS:
         value = (layers.get(layer) or {}).get("score")
         row[f"maturity_{layer.lower().replace(' ', '_')}"] = value
+    confidence = record.get("confidence") or {}
+    row["confidence"] = confidence.get("level")
+    row["confidence_reasons"] = "; ".join(confidence.get("reasons") or [])
     # The message to send, last: what a salesperson copies into LINE or an e-mail.
     message = record.get("outreach_message") or {}
     email = message.get("email") or {}

@@ -19,6 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import phonenumbers
+
 from leadengine.keywords import Count, KeywordCounter
 from leadengine.rules import Exclusion, Industry, MaturityLayer, Place, Rules, SizeSignal
 from leadengine.web.category import Category, CategoryClues, classify
@@ -74,6 +76,9 @@ class Location:
     evidence: str = ""
     #: The knowledge base's geography entry the site names, target or not.
     place: Place | None = None
+    #: How the location's clues disagree ("" when they do not): then whether the site is
+    #: in a target market is not known (``in_target_geography`` None).
+    conflict: str = ""
 
     @property
     def target(self) -> Place | None:
@@ -196,6 +201,10 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
     exclusion = next((e for e in rules.exclusions if industry and e.industry == industry.name),
                      None)
     location = _location(rules, site.location, count_text, signals.address)
+    conflict = location_conflict(location, site.location, signals.phones)
+    if conflict:
+        location = replace(location, in_target_geography=None, conflict=conflict,
+                           evidence=f"{location.evidence}; but {conflict}")
     flags = dict(signals.flags)
     values = _conditions(flags, location, industry, exclusion)
     layers = tuple(_layer(layer, values, signals.evidence) for layer in rules.maturity_layers)
@@ -303,6 +312,33 @@ def _location(rules: Rules, web: SiteLocation, count_text: Count, address: str) 
     names = ", ".join(p.name for p in targets) or "none"
     return replace(base, in_target_geography=False, place=outside,
                    evidence=f"{evidence}: no target city there (targets: {names})")
+
+
+def location_conflict(location: Location, web: SiteLocation, phones: Sequence[str]) -> str:
+    """How the clues of a site's location disagree, or "": a place read from the address,
+    the text or the domain in one country while every phone number on the site is from
+    another (a business lists at least one local number)."""
+    if not location.country or not phones or not location.city:
+        return ""
+    if any(part is not None and part.evidence.startswith("phone")
+           for part in (web.city, web.country)):
+        return ""  # the place was read from the phones themselves
+    countries = dict.fromkeys(phone_country_name(p) for p in phones[:10])
+    if "" in countries or location.country.lower() in (c.lower() for c in countries):
+        return ""
+    named = ", ".join(c for c in countries)
+    return (f"{location.city} is in {location.country}, but every phone number on the "
+            f"site is from {named}")
+
+
+@functools.cache
+def phone_country_name(e164: str) -> str:
+    """The country of an E.164 number, "" when unknown."""
+    try:
+        code = phonenumbers.region_code_for_number(phonenumbers.parse(e164, None))
+    except phonenumbers.NumberParseException:
+        return ""
+    return country_name(code) if code and code != "ZZ" else ""
 
 
 _REGION_WORD = re.compile(r"\s+(region|province|division|state|prefecture)$")

@@ -12,6 +12,7 @@ import asyncio
 import copy
 from collections.abc import Sequence
 
+from leadengine.confidence import judge_confidence
 from leadengine.config import Settings
 from leadengine.evaluation import Evaluation, Source, Verdict
 from leadengine.evaluators import Evaluator, make_evaluator
@@ -60,10 +61,23 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
     facts = site_facts(site, kb.rules)
     hits = advisory_hits(site, kb, settings)
     verdict = await evaluator.judge(facts, hits)
+    message = first_message(facts, kb.rules, verdict, settings.outreach_language)
+    if message is not None and settings.outreach_writer == "llm" \
+            and getattr(evaluator, "writes_messages", False):
+        from leadengine.evaluators.llm import LLMEvaluator
+        from leadengine.evaluators.message_writer import write_message
+
+        assert isinstance(evaluator, LLMEvaluator)
+        written = await write_message(evaluator, facts, message, verdict.primary_service)
+        message = written.message
+        tokens = dict(verdict.tokens)
+        for name, count in (written.tokens or {}).items():
+            tokens[name] = tokens.get(name, 0) + count
+        verdict = verdict.model_copy(update={
+            "warnings": [*verdict.warnings, *written.warnings], "tokens": tokens})
     return assemble_evaluation(facts, verdict, hits, provider=evaluator.name,
                                model=evaluator.model, rag=settings.use_rag,
-                               outreach=first_message(facts, kb.rules, verdict,
-                                                      settings.outreach_language))
+                               outreach=message)
 
 
 def first_message(facts: SiteFacts, rules: Rules, verdict: Verdict,
@@ -118,6 +132,7 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
                   "in_target_geography": facts.location.in_target_geography,
                   "evidence": facts.location.evidence},
         category=facts.category.as_dict(),
+        confidence=judge_confidence(facts).as_dict(),
         outreach_message=outreach.as_dict() if outreach is not None else None,
     )
 

@@ -174,6 +174,16 @@ def _bar(score: int) -> str:
     return "#" * filled + "." * (10 - filled)
 
 
+def doubt(data: dict[str, Any]) -> str:
+    """The judgement's confidence and its reasons when it is not high ("" otherwise)."""
+    confidence = data.get("confidence") or {}
+    level = confidence.get("level")
+    if not level or level == "high":
+        return ""
+    reasons = "; ".join(str(r) for r in confidence.get("reasons") or [])
+    return f"{level}: {reasons}" if reasons else str(level)
+
+
 def text_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> str:
     """A plain-text report for a terminal (no markup, no JSON)."""
     score = int(data.get("fit_score") or 0)
@@ -183,6 +193,8 @@ def text_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> st
     lines.append("")
     lines += _field("Location", location(data) or "not stated on the site")
     lines += _field("Fit score", f"{score}/100 ({band_name(score, bands)})")
+    if doubt(data):
+        lines += _field("Confidence", doubt(data))
     lines += _field("Pitch", str(data.get("primary_service", "")))
     if data.get("angle"):
         lines += _field("Angle", str(data["angle"]))
@@ -256,6 +268,7 @@ def markdown_report(data: dict[str, Any], bands: dict[str, int] | None = None) -
              "| Fit score | Pitch | Angle |", "|---|---|---|",
              f"| **{score}**/100 ({band_name(score, bands)}) | "
              f"{_md(data.get('primary_service', ''))} | {_md(data.get('angle') or '-')} |",
+             *([f"**Confidence:** {_md(doubt(data))}", ""] if doubt(data) else []),
              "", f"**Why:** {_md(data.get('reasoning', ''))}", "",
              f"**Outreach angle:** {_md(data.get('outreach_angle', ''))}"]
     message = outreach_message(data)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from leadengine.confidence import judge_confidence
 from leadengine.evaluation import ANGLES, AngleName, Verdict
 from leadengine.facts import SiteFacts, holds
 from leadengine.knowledge import KnowledgeBase
@@ -116,6 +117,9 @@ def reasoning(facts: SiteFacts, judgement: RuleJudgement) -> str:
     else:
         band = _band(judgement.fit_score, judgement.bands)
         sentence += f" {band} fit for {judgement.service_name} per qualification criteria."
+    doubt = judge_confidence(facts).sentence()
+    if doubt:
+        sentence += " " + doubt
     if judgement.score_explained:
         sentence += " " + judgement.score_explained
     return sentence

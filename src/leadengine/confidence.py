@@ -1,0 +1,88 @@
+"""How far a judgement of a site can be trusted, from what its facts could and could
+not establish: ``high``, ``medium`` or ``low``, with the reasons in words.
+
+A judgement is only as good as what the site shows. A JavaScript shell or a page of
+images has no text to read; a site in a language the knowledge base's rules do not
+cover is read from its markup and the category's words alone; a location whose clues
+disagree is not known. Each such case lowers the confidence and says why, so a
+salesperson never takes a guess for a finding. Every evaluator's result gets the same
+confidence (it depends on the facts, not on who judged them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from leadengine.facts import SiteFacts
+
+#: Fewer readable words than this: the site's facts cannot be read (a shell, images).
+MIN_WORDS = 40
+#: Fewer than this: few facts to go on.
+FEW_WORDS = 60
+#: Languages whose words the knowledge base's rules (industries, size signals, angle
+#: cues) are written in.
+RULE_LANGUAGES = frozenset({"en", "th", "my"})
+#: A category this unsure is no identification.
+UNSURE_CATEGORY = 0.35
+_WORD = re.compile(r"\w+")
+#: Thai, Burmese and CJK text has no spaces: its words are counted as characters / 3.
+_UNSPACED = re.compile("[\u0e00-\u0e7f\u1000-\u109f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]")
+
+LANGUAGE_NAMES = {
+    "ja": "Japanese", "ko": "Korean", "zh": "Chinese", "vi": "Vietnamese", "id": "Indonesian",
+    "ms": "Malay", "hi": "Hindi", "bn": "Bengali", "ar": "Arabic", "fr": "French",
+    "de": "German", "es": "Spanish", "pt": "Portuguese", "ru": "Russian", "km": "Khmer",
+    "lo": "Lao", "ta": "Tamil", "ur": "Urdu", "it": "Italian", "nl": "Dutch",
+}
+
+
+@dataclass(frozen=True)
+class Confidence:
+    level: str  # high, medium, low
+    reasons: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        return {"level": self.level, "reasons": list(self.reasons)}
+
+    def sentence(self) -> str:
+        """The reasoning's closing sentence ("" when confidence is high)."""
+        if self.level == "high":
+            return ""
+        return f"Confidence {self.level}: {'; '.join(self.reasons)}."
+
+
+def readable_words(text: str) -> int:
+    """Words of a text, counting unspaced scripts (Thai, Burmese, CJK) by characters."""
+    unspaced = len(_UNSPACED.findall(text))
+    return len(_WORD.findall(_UNSPACED.sub(" ", text))) + unspaced // 3
+
+
+def judge_confidence(facts: SiteFacts) -> Confidence:
+    """The confidence of any judgement made from ``facts``, and why."""
+    low: list[str] = []
+    medium: list[str] = []
+    words = readable_words(facts.text)
+    if words < MIN_WORDS:
+        low.append(f"the site has almost no readable text ({words} words: a JavaScript "
+                   "app, images only or a placeholder), so its business, location and "
+                   "gaps cannot be read from it")
+    elif words < FEW_WORDS:
+        medium.append(f"the site has little text ({words} words)")
+    language = (facts.language or "").split("-")[0].lower()
+    if words >= MIN_WORDS and language and language not in RULE_LANGUAGES:
+        name = LANGUAGE_NAMES.get(language, language)
+        medium.append(f"the site is in {name} ({language}), which the knowledge base's "
+                      "rules do not cover: read from its markup, links and category words "
+                      "only")
+    unsure = facts.identity.industry is None and (
+        facts.category.value == "other" or facts.category.confidence < UNSURE_CATEGORY)
+    if words >= MIN_WORDS and unsure:
+        medium.append("the industry could not be identified")
+    if facts.location.conflict:
+        low.append(f"the location clues disagree ({facts.location.conflict})")
+    if low:
+        return Confidence("low", tuple(low + medium))
+    if medium:
+        return Confidence("medium", tuple(medium))
+    return Confidence("high")
