@@ -87,6 +87,7 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
           knowledge_dir: Path | None, method: str | None,
           concurrency: int, per_host: int, host_delay: float | None, retry_failed: bool,
           max_age: float | None, encoding: str | None, outreach_language: str | None,
+          outreach_writer: str | None,
           allow_private: bool | None,
           ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate every URL of INPUT: a CSV (comma, semicolon or tab separated) with a url
@@ -99,6 +100,7 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          retrieval_method=method, outreach_language=outreach_language,
+                         outreach_writer=outreach_writer,
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay)

@@ -149,10 +149,17 @@ def llm_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-outreach_option = click.option(
-    "--outreach-language", type=click.Choice(["en", "th", "my"]), default=None,
-    help="Write the outreach message in this language (default: the site's, Thai or "
-         "Burmese, else English).")
+def outreach_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--outreach-language`` and ``--outreach-writer``."""
+    command = click.option(
+        "--outreach-writer", type=click.Choice(["template", "llm"]), default=None,
+        help="Who writes the outreach message: the knowledge base's template filled with "
+             "the lead's facts (default), or the LLM provider with the template as "
+             "guidance, citing the facts it used (one more request per lead).")(command)
+    return click.option(
+        "--outreach-language", type=click.Choice(["en", "th", "my"]), default=None,
+        help="Write the outreach message in this language (default: the site's, Thai or "
+             "Burmese, else English).")(command)
 
 
 method_option = click.option(

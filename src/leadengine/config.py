@@ -41,6 +41,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_KNOWLEDGE_DIR": "knowledge_dir",
     "LEADENGINE_RETRIEVAL": "retrieval_method",
     "LEADENGINE_OUTREACH_LANGUAGE": "outreach_language",
+    "LEADENGINE_OUTREACH_WRITER": "outreach_writer",
     "LEADENGINE_RAG_LIMIT": "rag_limit",
     "LEADENGINE_RAG_BUDGET": "rag_budget",
     "LEADENGINE_EMBEDDER": "embedder",
@@ -94,6 +95,11 @@ class Settings:
     #: The language of outreach messages: en, th or my; None = the site's (Thai or
     #: Burmese, else English).
     outreach_language: str | None = None
+    #: Who writes the outreach message: ``template`` (the knowledge base's template for
+    #: the angle, filled with the lead's facts) or ``llm`` (the LLM provider writes it
+    #: with the template as guidance and cites the facts it used; one more request per
+    #: lead; the offline evaluator always fills the template).
+    outreach_writer: str = "template"
     #: Maximum number of knowledge passages in the advisory context.
     rag_limit: int = 3
     #: Advisory-context cap in estimated tokens (section methods; ``keyword`` keeps the

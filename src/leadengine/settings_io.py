@@ -142,6 +142,7 @@ CHECKS: dict[str, Check] = {
     "max_pages": whole(0), "max_total_bytes": whole(0), "allow_private": flag,
     "respect_robots": flag, "max_redirects": whole(0), "max_content_chars": whole(1),
     "user_agent": text, "db": text, "outreach_language": one_of(("en", "th", "my")),
+    "outreach_writer": one_of(("template", "llm")),
 }
 
 

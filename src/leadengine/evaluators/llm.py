@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -69,6 +69,9 @@ def models_command(provider: str, base_url: str | None) -> str:
 class LLMEvaluator:
     """Evaluates a site by asking a chat model for the JSON evaluation."""
 
+    #: It can write the outreach message too (``Settings.outreach_writer = "llm"``).
+    writes_messages = True
+
     def __init__(self, settings: Settings, provider: Provider,
                  client: ChatBackend | None = None, rubric: str | None = None,
                  rules: Rules | None = None) -> None:
@@ -105,9 +108,12 @@ class LLMEvaluator:
                 else "json_object"
         return STRICT_ANSWER_SCHEMA if mode == "json_schema" else None
 
-    def request(self, messages: Sequence[Message], room: int) -> ChatRequest:
+    def request(self, messages: Sequence[Message], room: int,
+                schema: dict[str, Any] | None = None,
+                schema_name: str = "lead_evaluation") -> ChatRequest:
         """The request: at most ``room`` output tokens and, for a reasoning model, how
-        hard to think."""
+        hard to think; ``schema``: the strict answer schema, for another answer than
+        the evaluation (when the model takes strict schemas)."""
         effort = None
         if self.reasoning:
             effort = self.settings.reasoning_effort
@@ -117,8 +123,9 @@ class LLMEvaluator:
         openai_reasoning = self.reasoning and self.name == "openai"
         return ChatRequest(model=self.model, messages=tuple(messages), max_tokens=room,
                            temperature=None if openai_reasoning else self.settings.temperature,
-                           schema=self.answer_schema(), schema_name="lead_evaluation",
-                           reasoning_effort=effort)
+                           schema=self.answer_schema() if schema is None or not
+                           self.answer_schema() else schema,
+                           schema_name=schema_name, reasoning_effort=effort)
 
     def budget(self, messages: Sequence[Message], answer: int) -> int:
         """Tokens the request is expected to cost: its prompt plus ``answer``."""
@@ -192,9 +199,15 @@ class LLMEvaluator:
         return fields, warnings
 
     async def _complete(self, messages: list[Message], tokens: dict[str, int],
-                        calls: dict[str, int]) -> str:
+                        calls: dict[str, int], check: Callable[[str], object] | None = None,
+                        schema: dict[str, Any] | None = None,
+                        schema_name: str = "lead_evaluation") -> str:
+        """The model's answer to ``messages`` (from the cache when it holds one);
+        ``check`` raises ValueError on an answer not worth caching (default: not a valid
+        evaluation)."""
+        check = check or parse_judgement
         room = self.settings.max_completion_tokens
-        request = self.request(messages, room)
+        request = self.request(messages, room, schema, schema_name)
         key = {**request.as_key(), "provider": self.name, "base_url": self.base_url,
                "backend": self.provider.backend}
         if self.cache is not None:
@@ -229,7 +242,7 @@ class LLMEvaluator:
         content = response.content
         if self.cache is not None:
             try:
-                parse_judgement(content)
+                check(content)
             except ValueError:
                 return content  # only valid answers are worth keeping
             # Kept under the first request's key, so the next identical run gets the
