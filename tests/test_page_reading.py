@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import lxml.html
 import pytest
 
 from leadengine.web import injection
@@ -32,7 +33,37 @@ PIECES = ["google-analytics.com/ga.js", "gtag( 'config'", "gtag(x", "GTM-ABCD", 
           "shopee.", "shopee.co.th/", "liff.line.me/x", "reserv", "reserve.line.me",
           "simplybook.me", "calendly.com/", "simplybook.x", "woocommerce", "omise.co",
           "/book-online", "/booking-online",
-          "analytics.tiktok.com", "ttq.load(", "static.hotjar.com", "clarity.ms/tag"]
+          "analytics.tiktok.com", "ttq.load(", "static.hotjar.com", "clarity.ms/tag",
+          "line-scdn.net/n/line_tag", "_lt('init'", "_lt(x", "tr.line.me/tag.gif",
+          "wcs.naver.net/wcslog.js", "wcs_do(", "daumcdn.net/kas/static/kp.js", "kakaoPixel('",
+          "kakaoPixel(x", "_linkedin_partner_id", "px.ads.linkedin.com", "snap.licdn.com/li."
+          "lms-analytics", "matomo.js", "matomo", "piwik.php", "_paq.push(['trackPageView",
+          "_paq.push([x"]
+
+
+@pytest.mark.parametrize("name, snippet", [
+    ("line_tag", "<script>(function(g,d,o){g._ltq=g._ltq||[];g._lt=g._lt||function(){g._ltq."
+                 "push(arguments)};var h=d.createElement(o);h.src='https://d.line-scdn.net/n/"
+                 "line_tag/public/release/v1/lt.js';})(window,document,'script');"
+                 "_lt('init', {customerType: 'lap', tagId: 'x'});</script>"),
+    ("naver_analytics", '<script src="//wcs.naver.net/wcslog.js"></script><script>'
+                        'if(!wcs_add) var wcs_add = {}; wcs_add["wa"] = "s_1"; wcs_do();'
+                        '</script>'),
+    ("kakao_pixel", '<script src="//t1.daumcdn.net/kas/static/kp.js"></script>'
+                    "<script>kakaoPixel('1234').pageView();</script>"),
+    ("linkedin_insight", '<script>_linkedin_partner_id = "123";</script><noscript><img '
+                         'src="https://px.ads.linkedin.com/collect/?pid=123&fmt=gif">'
+                         '</noscript>'),
+    ("matomo", "<script>var _paq = window._paq = window._paq || [];"
+               "_paq.push(['trackPageView']);</script>"),
+])
+def test_market_trackers_count_as_analytics(name: str, snippet: str) -> None:
+    html = f"<html><head>{snippet}</head><body><p>Hello</p></body></html>"
+    signals = detect_signals(lxml.html.document_fromstring(html), "https://shop.example/")
+    assert signals.flags[name] and signals.flags["analytics"]
+    plain = detect_signals(lxml.html.document_fromstring(
+        "<html><body><p>We use matomo and LINE</p></body></html>"), "https://shop.example/")
+    assert not plain.flags[name] and not plain.flags["analytics"]
 
 
 def page(html: str, url: str = "https://shop.example/") -> Page:

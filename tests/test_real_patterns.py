@@ -48,6 +48,7 @@ SIGNALS = frozenset({
 TOP_KEYS = frozenset({
     "split", "patterns", "notes", "name", "category", "language", "languages", "location",
     "signals", "phones", "emails", "placeholder_phones", "placeholder_emails", "services",
+    "band", "angle", "never_pitch", "judgement_notes",
 })
 LOCATION_KEYS = frozenset({"street_contains", "city", "region", "postal_code", "country",
                            "street"})

@@ -113,8 +113,9 @@ def _label(path: Path, number: int, data: Any) -> Label:
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} (expected: site, "
                           + ", ".join(MEASURES) + ")")
-    if "band" in data and data["band"] not in BANDS:
-        raise ConfigError(f"{where}: band must be one of {', '.join(BANDS)}")
+    if "band" in data and not all(b in BANDS for b in _accepted(data["band"])):
+        raise ConfigError(f"{where}: band must be one of {', '.join(BANDS)} (or a list "
+                          "of them)")
     if "never_pitch" in data and not (isinstance(data["never_pitch"], list) and all(
             isinstance(s, str) for s in data["never_pitch"])):
         raise ConfigError(f"{where}: never_pitch must be a list of service names")
@@ -125,6 +126,11 @@ def _label(path: Path, number: int, data: Any) -> Label:
     if "://" not in site:  # a saved page, next to the labels
         site = str((path.parent / site).resolve())
     return Label(site, number, {k: v for k, v in data.items() if k in MEASURES})
+
+
+def _accepted(value: Any) -> list[Any]:
+    """A label's accepted answers: one value, or a list of equally right ones."""
+    return list(value) if isinstance(value, list) else [value]
 
 
 def band_of(score: int, bands: dict[str, int]) -> str:
@@ -147,11 +153,13 @@ def score(labels: Sequence[Label], evaluations: Sequence[Evaluation | str],
         want = label.expected
         if "band" in want:
             got = band_of(found.fit_score, bands)
-            scores.add("band", got == want["band"], name,
-                       f"{got} ({found.fit_score}), labelled {want['band']}")
+            accepted = _accepted(want["band"])
+            scores.add("band", got in accepted, name,
+                       f"{got} ({found.fit_score}), labelled {' or '.join(accepted)}")
         if "angle" in want:
-            scores.add("angle", found.angle == want["angle"], name,
-                       f"{found.angle}, labelled {want['angle']}")
+            accepted = _accepted(want["angle"])
+            scores.add("angle", found.angle in accepted, name,
+                       f"{found.angle}, labelled {' or '.join(map(str, accepted))}")
         if "never_pitch" in want:
             scores.add("never_pitch", found.primary_service not in want["never_pitch"],
                        name, f"pitched {found.primary_service}, which it must not be")

@@ -51,6 +51,14 @@ SIGNALS: tuple[SignalName, ...] = (
     SignalName("tiktok_pixel", "TikTok pixel", "tracker", "The TikTok pixel loads.", 4),
     SignalName("hotjar", "Hotjar", "tracker", "Hotjar loads.", 5),
     SignalName("clarity", "Microsoft Clarity", "tracker", "Microsoft Clarity loads."),
+    SignalName("line_tag", "LINE Tag", "tracker", "The LINE Tag (LINE Ads conversion "
+               "tracking) loads."),
+    SignalName("naver_analytics", "Naver Analytics", "tracker", "Naver Analytics (wcslog.js) "
+               "loads."),
+    SignalName("kakao_pixel", "Kakao pixel", "tracker", "The Kakao pixel loads."),
+    SignalName("linkedin_insight", "LinkedIn Insight Tag", "tracker",
+               "LinkedIn's Insight Tag loads."),
+    SignalName("matomo", "Matomo", "tracker", "Matomo (Piwik) analytics loads."),
     SignalName("analytics", "Analytics", "tracker", "Any of the trackers above loads."),
     SignalName("contact_form", "Contact form", "contact",
                "A form for enquiries that asks how to reach the visitor is on a page, or a "

@@ -123,6 +123,15 @@ TRACKERS = {
     "tiktok_pixel": Rule(*_words("analytics.tiktok.com", "ttq.load(")),
     "hotjar": Rule(*_words("static.hotjar.com", "hotjar.com/c/hotjar")),
     "clarity": Rule(*_words("clarity.ms/tag")),
+    # The trackers of the leads' own markets and of B2B sites.
+    "line_tag": Rule(*_words("line-scdn.net/n/line_tag", "tr.line.me/tag.gif"),
+                     ("_lt(", r"\s*['\"]init")),
+    "naver_analytics": Rule(*_words("wcs.naver.net/wcslog.js", "wcs_do(")),
+    "kakao_pixel": Rule(*_words("daumcdn.net/kas/static/kp.js"), ("kakaoPixel(", r"\s*['\"]")),
+    "linkedin_insight": Rule(*_words("snap.licdn.com/li.lms-analytics", "px.ads.linkedin.com",
+                                     "_linkedin_partner_id")),
+    "matomo": Rule(("matomo", r"\.(js|php)"), ("piwik", r"\.(js|php)"),
+                   ("_paq.push(", r"\s*\[\s*['\"]trackPageView")),
 }
 
 
