@@ -173,3 +173,29 @@ def test_every_point_of_the_score_is_in_the_reasoning(site: str, kb: KnowledgeBa
         assert f"capped at {cap} for {why}" in explained
     assert fact_score(facts, kb.rules.rubric) == evaluation.fit_score
     assert re.search(r"base \d+", explained)
+
+
+def test_the_pitch_for_a_kind_of_business_comes_from_the_knowledge_base(kb) -> None:
+    """A construction firm without a way to enquire gets the B2B service the knowledge
+    base names for its category; a clinic does not; without that service in the
+    knowledge base the construction firm gets the general pick."""
+    construction = evaluate(str(SITES / "bangkok-construction" / "index.html"), kb)
+    clinic = evaluate(str(SITES / "bangkok-clinic-mature" / "index.html"), kb)
+    assert construction.primary_service == "B2B Lead Generation"
+    assert clinic.primary_service != "B2B Lead Generation"
+    rules = kb.rules.model_copy(update={"services": [
+        s for s in kb.rules.services if s.name != "B2B Lead Generation"]})
+    from leadengine.evaluators.heuristic import judge
+    from leadengine.facts import site_facts
+    from leadengine.web.site import load_site
+    site = asyncio.run(load_site(str(SITES / "bangkok-construction" / "index.html"),
+                                 HEURISTIC))
+    assert judge(site_facts(site, rules), rules).service_name != "B2B Lead Generation"
+
+
+def test_each_point_names_what_earned_it(kb) -> None:
+    found = evaluate(str(SITES / "bangkok-restaurant-thai" / "index.html"), kb)
+    assert 'industry F&B ("' in found.reasoning
+    assert 'Established business ("ตั้งแต่ปี")' in found.reasoning
+    assert 'Stated capacity ("ที่นั่ง")' in found.reasoning
+    assert "in a target market (Bangkok: address text:" in found.reasoning

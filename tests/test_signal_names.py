@@ -175,3 +175,19 @@ def test_a_bad_condition_in_the_shipped_file_names_it(tmp_path: Path) -> None:
     assert load_error(root) == (
         "strategy_efficiency.md: angles[\"Platform Dependency Risk\"].when: unknown signal "
         "'facebok_only' (did you mean 'facebook_only'?)")
+
+
+def test_a_misspelt_category_names_the_closest_one(tmp_path: Path) -> None:
+    root = kb_with(tmp_path, SERVICES.format(when='["category:construction|logistic"]'))
+    assert load_error(root) == ("rules.md: services[\"Growth Package\"].when: unknown "
+                                "category 'logistic' (did you mean 'logistics'?)")
+
+
+def test_category_conditions_hold_for_the_sites_category() -> None:
+    from leadengine.facts import holds
+    values = {"category:construction": True, "analytics": False}
+    assert holds("category:construction", values)
+    assert holds("category:logistics|construction", values)
+    assert not holds("category:logistics|trading", values)
+    assert holds("not:category:logistics|trading", values)
+    assert not holds("not:category:manufacturing|construction", values)

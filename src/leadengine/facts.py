@@ -44,6 +44,9 @@ class Identity:
     industry: Industry | None = None
     #: Name candidates passed over because they address an AI, one warning each.
     warnings: list[str] = field(default_factory=list)
+    #: What identified the industry: its first keyword on the site ('"clinic"'), or the
+    #: site's category ("category healthcare") when no keyword of it appears.
+    industry_evidence: str = ""
 
     @property
     def category(self) -> str | None:
@@ -150,6 +153,8 @@ class SiteFacts:
     exclusion: Exclusion | None
     #: The size signals the site shows (branches, a named team...).
     size: tuple[SizeSignal, ...]
+    #: Each size signal's label -> the word of it found on the site.
+    size_evidence: dict[str, str]
     #: The words of the rules' angle triggers that the site's text holds (lower case).
     cue_words: frozenset[str]
     #: The pages' text, injections removed and cut to length: what an LLM reads.
@@ -178,14 +183,18 @@ class SiteFacts:
 
     def conditions(self) -> dict[str, bool]:
         """The values the rules' conditions read: every signal flag, ``in_target``,
-        ``out_of_market``, ``excluded`` and ``industry:<Name>``."""
-        return _conditions(self.flags, self.location, self.identity.industry, self.exclusion)
+        ``out_of_market``, ``excluded``, ``industry:<Name>`` and ``category:<value>``."""
+        return _conditions(self.flags, self.location, self.identity.industry, self.exclusion,
+                           self.category)
 
 
 def holds(condition: str, values: dict[str, bool]) -> bool:
-    """Whether a rule's condition (``name`` or ``not:name``) holds for ``values``."""
+    """Whether a rule's condition (``name`` or ``not:name``; ``category:a|b`` is any of
+    the categories) holds for ``values``."""
     if condition.startswith("not:"):
-        return not values.get(condition[4:], False)
+        return not holds(condition[4:], values)
+    if condition.startswith("category:") and "|" in condition:
+        return any(values.get(f"category:{c}", False) for c in condition[9:].split("|"))
     return values.get(condition, False)
 
 
@@ -206,7 +215,7 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         location = replace(location, in_target_geography=None, conflict=conflict,
                            evidence=f"{location.evidence}; but {conflict}")
     flags = dict(signals.flags)
-    values = _conditions(flags, location, industry, exclusion)
+    values = _conditions(flags, location, industry, exclusion, site.category)
     layers = tuple(_layer(layer, values, signals.evidence) for layer in rules.maturity_layers)
     quotes = _metadata_quotes(site)
     return SiteFacts(
@@ -219,6 +228,8 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         flags=flags, evidence=dict(signals.evidence), unknown=tuple(signals.unknown),
         signals=signals.as_dict(), layers=layers, exclusion=exclusion,
         size=tuple(s for s in rules.size_signals if count_text(s.keywords)),
+        size_evidence={s.label: word for s in rules.size_signals
+                       if (word := next((k for k in s.keywords if count_text([k])), None))},
         cue_words=frozenset(k.lower() for a in rules.angles for k in a.keywords
                             if count_text([k])),
         text=site.text, page_warnings=tuple(_page_warnings(site, quotes)),
@@ -238,8 +249,14 @@ def _identity(site: Site, rules: Rules, count_text: Count,
     headline = strip_injections(site.extracted.title + "\n" + site.extracted.description
                                 )[0].lower()
     name, source, passed_over = _pick_name(site)
-    industry = _industry(rules, count_text, counter.counting(headline), site.category)
-    return Identity(name, source, industry, passed_over)
+    count_headline = counter.counting(headline)
+    industry = _industry(rules, count_text, count_headline, site.category)
+    evidence = ""
+    if industry is not None:
+        word = next((k for k in industry.keywords if count_headline([k]) or count_text([k])),
+                    None)
+        evidence = f'"{word}"' if word else f"category {site.category.value}"
+    return Identity(name, source, industry, passed_over, evidence)
 
 
 def _industry(rules: Rules, count_text: Count, count_headline: Count,
@@ -381,14 +398,22 @@ def _place(geography: Sequence[Place], count: Count, where: str) -> tuple[Place 
     return None, ""
 
 
+#: A category less sure than this sets no ``category:`` condition.
+CATEGORY_CONDITION_FLOOR = 0.35
+
+
 def _conditions(flags: dict[str, bool], location: Location, industry: Industry | None,
-                exclusion: Exclusion | None) -> dict[str, bool]:
+                exclusion: Exclusion | None, category: Category | None = None
+                ) -> dict[str, bool]:
     values = dict(flags)
     values["in_target"] = location.target is not None
     values["out_of_market"] = location.out_of_market is not None
     values["excluded"] = exclusion is not None
     if industry:
         values[f"industry:{industry.name}"] = True
+    if category is not None and category.value != "other" \
+            and category.confidence >= CATEGORY_CONDITION_FLOOR:
+        values[f"category:{category.value}"] = True
     return values
 
 

@@ -27,16 +27,25 @@ def score_terms(facts: SiteFacts, rubric: Rubric) -> list[tuple[float, str]]:
     terms: list[tuple[float, str]] = [(rubric.base, "base")]
     location = facts.location
     if location.target:
+        name, why = location.target.name, location.evidence
+        # "Bangkok, a target city (address text: ...)": the clue is in the brackets.
+        wrapper = f"{name}, a target city ("
+        if why.startswith(wrapper) and why.endswith(")"):
+            why = why[len(wrapper):-1]
         terms.append((rubric.in_target_geography,
-                      f"in a target market ({location.target.name})"))
+                      f"in a target market ({name}: {_short(why)})"))
     elif not location.out_of_market:
         terms.append((rubric.unknown_geography, "location not stated"))
     industry = facts.identity.industry
     if industry is not None and industry.points:
-        terms.append((industry.points, f"industry {industry.name}"))
+        seen = facts.identity.industry_evidence
+        terms.append((industry.points, f"industry {industry.name}"
+                      + (f" ({seen})" if seen else "")))
     size = size_points(facts, rubric)
     if size:
-        labels = ", ".join(signal.label for signal in facts.size)
+        labels = ", ".join(signal.label + (f' ("{facts.size_evidence[signal.label]}")'
+                                           if signal.label in facts.size_evidence else "")
+                           for signal in facts.size)
         capped = " (capped)" if size != sum(signal.points for signal in facts.size) else ""
         terms.append((size, f"size: {labels}{capped}"))
     for layer in facts.layers:
@@ -46,6 +55,11 @@ def score_terms(facts: SiteFacts, rubric: Rubric) -> list[tuple[float, str]]:
                                 for gap in layer.gaps)
             terms.append((points, f"{layer.rule.name} gap ({missing})"))
     return terms
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def explain_score(facts: SiteFacts, rubric: Rubric) -> str:

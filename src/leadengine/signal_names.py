@@ -26,6 +26,16 @@ Kind = Literal["tracker", "contact", "presence", "derived"]
 #: The condition prefixes :func:`leadengine.facts.holds` and the facts understand.
 NOT = "not:"
 INDUSTRY = "industry:"
+#: ``category:construction`` holds when the site's category (the fixed taxonomy of
+#: ``data/categories.yaml``) is that one; ``category:construction|logistics`` when it
+#: is any of them.
+CATEGORY = "category:"
+#: The fixed taxonomy's categories (``docs/website-intelligence.md``).
+CATEGORIES: tuple[str, ...] = (
+    "healthcare", "beauty_wellness", "fitness", "food_beverage", "hospitality", "education",
+    "real_estate", "construction", "manufacturing", "trading", "logistics", "retail",
+    "automotive", "professional_services", "software_it", "telecom", "marketing_agency",
+    "finance", "nonprofit", "other")
 
 
 @dataclass(frozen=True)
@@ -157,6 +167,11 @@ def condition_problem(condition: str, industries: list[str]) -> str | None:
         if not industries:
             return f"unknown industry {industry!r} (the knowledge base defines no industries)"
         return f"unknown industry {industry!r} ({_hint(industry, industries)})"
+    if name.startswith(CATEGORY):
+        for category in name.removeprefix(CATEGORY).split("|"):
+            if category not in CATEGORIES:
+                return f"unknown category {category!r} ({_hint(category, list(CATEGORIES))})"
+        return None
     if name in NAMES:
         return None
     return f"unknown signal {name!r} ({_hint(name, sorted(NAMES))})"

@@ -35,12 +35,8 @@ from typing import Any
 import yaml
 
 from leadengine.errors import ConfigError
+from leadengine.signal_names import CATEGORIES as CATEGORIES
 
-CATEGORIES: tuple[str, ...] = (
-    "healthcare", "beauty_wellness", "fitness", "food_beverage", "hospitality", "education",
-    "real_estate", "construction", "manufacturing", "trading", "logistics", "retail",
-    "automotive", "professional_services", "software_it", "telecom", "marketing_agency",
-    "finance", "nonprofit", "other")
 #: How a salesperson names a business of each category (the evaluation's
 #: ``business_type`` when the knowledge base has no industry for it).
 PHRASES: dict[str, str] = {
