@@ -46,6 +46,7 @@ from typing import Any
 from bench.harness import (
     REPO,
     RESULTS_DIR,
+    cpu_busy_s,
     make_parser,
     print_head,
     python_on,
@@ -141,7 +142,8 @@ def run_child(command: list[str], env: dict[str, str], log: Path,
 
 
 def batch_command(input_path: Path, db: Path, concurrency: int, provider: str,
-                  base_url: str | None, profile_to: Path | None = None) -> list[str]:
+                  base_url: str | None, profile_to: Path | None = None,
+                  workers: int | None = None) -> list[str]:
     head = [sys.executable]
     if profile_to is not None:
         head += ["-m", "cProfile", "-o", str(profile_to)]
@@ -151,6 +153,8 @@ def batch_command(input_path: Path, db: Path, concurrency: int, provider: str,
                "--no-cache", "--method", "keyword"]
     if base_url is not None:
         command += ["--base-url", base_url]
+    if workers is not None:
+        command += ["--workers", str(workers)]
     return command
 
 
@@ -208,18 +212,25 @@ class ModeResult:
     returncode: int
     stderr_tail: str = ""
     checks: dict[str, bool] = field(default_factory=dict)
+    #: ``--workers`` (None = the default, one per core).
+    workers: int | None = None
+    #: Busy CPU seconds of the whole machine during the run (/proc/stat): the batch, its
+    #: page-reading processes and the bench's fake servers.
+    machine_cpu_s: float | None = None
 
 
 def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: float,
              sites: SiteServer, fake: FakeOpenAI, timeout: float,
-             host_delay: float) -> ModeResult:
+             host_delay: float, workers: int | None = None) -> ModeResult:
     input_path = tmp / "urls.txt"
     db = tmp / f"{mode}.db"
-    llm = mode == "llm"
+    llm = mode.startswith("llm")
     command = batch_command(input_path, db, concurrency, "custom" if llm else "heuristic",
-                            fake.base_url if llm else None)
+                            fake.base_url if llm else None, workers=workers)
     chat_before, site_before = len(fake.chat_requests), len(sites.requests)
+    busy_before = cpu_busy_s()
     child = run_child(command, child_env(tmp, host_delay), tmp / f"{mode}.stderr", timeout)
+    busy_after = cpu_busy_s()
     counts = db_counts(db) if db.exists() else {"evaluations": 0, "distinct_urls": 0,
                                                 "errors": 0}
     summaries = _SUMMARY.findall(child.stderr)
@@ -235,7 +246,9 @@ def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: flo
         evaluations=counts["evaluations"], distinct_urls=counts["distinct_urls"],
         errors=counts["errors"], llm_requests=len(fake.chat_requests) - chat_before,
         site_requests=len(sites.requests) - site_before, returncode=child.returncode,
-        stderr_tail="\n".join(child.stderr.strip().splitlines()[-5:]))
+        stderr_tail="\n".join(child.stderr.strip().splitlines()[-5:]), workers=workers,
+        machine_cpu_s=None if busy_before is None or busy_after is None
+        else busy_after - busy_before)
     result.checks["exit 0"] = child.returncode == 0
     result.checks[f"db holds {len(urls)} evaluations, one per URL"] = (
         counts["evaluations"] == counts["distinct_urls"] == len(urls))
@@ -371,6 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="URLs in the profiled run")
     parser.add_argument("--top", type=int, default=15, help="functions listed in the profile")
     parser.add_argument("--quick", action="store_true", help="200 URLs, concurrency 32")
+    parser.add_argument("--scaling", action="store_true",
+                        help="also run the heuristic batch with --workers 1 and 2 and report "
+                             "the URLs/s ratio (target >= 1.7)")
     args = parser.parse_args(argv)
     if args.quick:
         args.urls, args.concurrency = 200, 32
@@ -394,6 +410,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             for mode in ("llm", "heuristic"):
                 results.append(run_mode(mode, urls, tmp, args.concurrency, args.delay, sites,
                                         fake, args.timeout, args.host_delay))
+            if args.scaling:
+                for workers in (0, 1, 2):
+                    results.append(run_mode(f"heur-w{workers}", urls, tmp, args.concurrency,
+                                            args.delay, sites, fake, args.timeout,
+                                            args.host_delay, workers=workers))
             self_after = resource.getrusage(resource.RUSAGE_SELF)
             children_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
             server_cpu = ((self_after.ru_utime - self_before.ru_utime)
@@ -439,6 +460,18 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"RUSAGE_CHILDREN max {children_rss_mb:.1f} MB) -> {verdict(rss_ok)}")
     print(f"checks: every URL stored once, no errors, one LLM request per URL -> "
           f"{verdict(checks_ok)}")
+    scaling = {r.workers: r for r in results if r.mode.startswith("heur-w")}
+    scaling_ratio = None
+    if 1 in scaling and 2 in scaling:
+        scaling_ratio = scaling[2].urls_per_s / scaling[1].urls_per_s
+        for r in scaling.values():
+            print(f"workers {r.workers}: {r.urls_per_s:.1f} URLs/s, machine CPU "
+                  f"{_fmt(r.machine_cpu_s, '.2f')}s = "
+                  f"{_fmt(1e3 * r.machine_cpu_s / r.urls if r.machine_cpu_s else None, '.1f')}"
+                  f" ms/URL (batch, reader processes and this bench's fake servers)")
+        print(f"target: 2 workers >= 1.7 x the URLs/s of 1 worker ({scaling_ratio:.2f}) -> "
+              f"{verdict(scaling_ratio >= 1.7)} (fake servers in this process, on the same "
+              f"{os.cpu_count()} CPUs)")
     if profile:
         print_profile(profile)
     total_s = time.perf_counter() - t_start
@@ -450,6 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "target_pass": passed, "wall_pass": wall_ok, "rss_pass": rss_ok,
         "checks_pass": checks_ok, "server_cpu_s": server_cpu, "total_s": total_s,
         "modes": [asdict(r) for r in results], "profile": profile,
+        "workers_scaling_ratio": scaling_ratio,
     })
     return 0 if passed else 1
 

@@ -97,7 +97,7 @@ def git_state() -> dict[str, Any]:
     return {"head": run("rev-parse", "--short", "HEAD").strip(), "src_uncommitted": dirty}
 
 
-def _cpu_busy_s() -> float | None:
+def cpu_busy_s() -> float | None:
     """Busy CPU seconds of the whole machine since boot (Linux ``/proc/stat``), or None."""
     try:
         ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
@@ -120,9 +120,9 @@ class Contention:
 
 def measure_contention(fn: Callable[[], Any]) -> tuple[Any, Contention]:
     """``fn()``, and how many CPUs' worth of work other processes did meanwhile."""
-    busy0, own0, wall0 = _cpu_busy_s(), time.process_time(), time.perf_counter()
+    busy0, own0, wall0 = cpu_busy_s(), time.process_time(), time.perf_counter()
     value = fn()
-    busy1, own1, wall1 = _cpu_busy_s(), time.process_time(), time.perf_counter()
+    busy1, own1, wall1 = cpu_busy_s(), time.process_time(), time.perf_counter()
     others = (None if busy0 is None or busy1 is None
               else max(0.0, (busy1 - busy0) - (own1 - own0)))
     return value, Contention(wall1 - wall0, others)

@@ -27,6 +27,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
             monkeypatch.delenv(name)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    # Batches read pages in their own process here (a pool of reader processes per test
+    # batch would cost a second each); tests/test_readers.py runs the pool.
+    monkeypatch.setenv("LEADENGINE_WORKERS", "0")
 
 
 @pytest.fixture(scope="session")

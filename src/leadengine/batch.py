@@ -59,8 +59,9 @@ from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
 from leadengine.store import CLAIM_LEASE, RunKey, Store
 from leadengine.web.fetch import make_client, normalise_target
+from leadengine.web.readers import InlineReader, PoolReader, default_workers
 from leadengine.web.robots import RobotsPolicy
-from leadengine.web.site import load_site
+from leadengine.web.site import Reader, load_site
 
 _SKIPS_EVERY = 2.0
 HEARTBEAT_EVERY = 5.0
@@ -170,6 +171,8 @@ class BatchRun:
         self.key = RunKey(0, kb.version, self.evaluator.name, self.evaluator.model)
         self.known: dict[str, str] = {}
         self.retry_since: float | None = None
+        #: Where pages are read (set by :meth:`run`).
+        self.reader: Reader = InlineReader()
 
     def start(self) -> None:
         """Record the run and read which URLs are stored already."""
@@ -188,6 +191,10 @@ class BatchRun:
         self.start()
         self.log_progress()  # the run is recorded: a progress bar or page can name it
         beat = asyncio.create_task(self.heartbeat())
+        workers = self.settings.workers
+        workers = default_workers() if workers is None else workers
+        # Pages are read in worker processes: this loop fetches, waits and stores.
+        self.reader = PoolReader(workers) if workers else InlineReader()
         try:
             async with make_client(self.settings) as client:
                 # One robots.txt per origin for the whole batch, not one per row.
@@ -197,12 +204,18 @@ class BatchRun:
                                        for _ in range(self.options.concurrency)))
         except BaseException:
             beat.cancel()
+            self.close_reader()
             self.store.finish_run(self.key.run_id, "interrupted", self.summary.skips())
             raise
         beat.cancel()
+        self.close_reader()
         self.store.finish_run(self.key.run_id, "done", self.summary.skips())
         self.summary.reused_pages = self.snapshots.reused
         return self.summary
+
+    def close_reader(self) -> None:
+        if isinstance(self.reader, PoolReader):
+            self.reader.close()
 
     async def heartbeat(self) -> None:
         # Shows the run alive (its counters with it) and renews its claims; a beat the
@@ -298,7 +311,8 @@ class BatchRun:
             async with gate:
                 if not local:
                     await self.polite(url)
-                site = await load_site(url, self.settings, client, self.snapshots, robots)
+                site = await load_site(url, self.settings, client, self.snapshots, robots,
+                                       reader=self.reader)
                 evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
         except QuotaExhausted:
             raise  # every later row would fail alike: stop, this row stays to do

@@ -73,6 +73,9 @@ def _store(db: str | None, create: bool = True) -> Store:
               help="Concurrent requests to one host.")
 @click.option("--host-delay", type=click.FloatRange(min=0), default=None,
               help="Seconds between two sites on one host (default 0.5).")
+@click.option("--workers", type=click.IntRange(min=0), default=None,
+              help="Processes that read pages (default: one per core; 0: read them in "
+                   "this process).")
 @click.option("--retry-failed", is_flag=True, help="Evaluate rows that failed before again.")
 @click.option("--max-age", type=click.FloatRange(min=0), default=None,
               help="Reuse stored page snapshots fetched at most this many seconds ago.")
@@ -85,9 +88,9 @@ def _store(db: str | None, create: bool = True) -> Store:
 def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
           temperature: float | None, base_url: str | None, no_cache: bool,
           knowledge_dir: Path | None, method: str | None,
-          concurrency: int, per_host: int, host_delay: float | None, retry_failed: bool,
-          max_age: float | None, encoding: str | None, outreach_language: str | None,
-          outreach_writer: str | None,
+          concurrency: int, per_host: int, host_delay: float | None, workers: int | None,
+          retry_failed: bool, max_age: float | None, encoding: str | None,
+          outreach_language: str | None, outreach_writer: str | None,
           allow_private: bool | None,
           ignore_robots: bool | None, max_pages: int | None) -> None:
     """Evaluate every URL of INPUT: a CSV (comma, semicolon or tab separated) with a url
@@ -103,7 +106,7 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          outreach_writer=outreach_writer,
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
-                         host_delay=host_delay)
+                         host_delay=host_delay, workers=workers)
     store = _store(db or settings.db)
     kb = _knowledge(settings)
     if settings.provider is None and settings.resolve_provider().name == "heuristic":

@@ -68,6 +68,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_REASONING_EFFORT": "reasoning_effort",
     "LEADENGINE_MAX_COMPLETION_TOKENS": "max_completion_tokens",
     "LEADENGINE_HOST_DELAY": "host_delay",
+    "LEADENGINE_WORKERS": "workers",
     "LEADENGINE_DB": "db",
     "LEADENGINE_USE_CACHE": "use_cache",
     "LEADENGINE_SEGMENTER": "segmenter",
@@ -162,6 +163,9 @@ class Settings:
     llm_rpd: int | None = None
     #: Seconds between two sites' evaluations on the same host in a batch.
     host_delay: float = 0.5
+    #: Processes that read pages in a batch (parse, extract, signals, location); None =
+    #: one per core; 0 = read them in the batch's own process.
+    workers: int | None = None
     #: Results database of ``batch``, ``export``, ``runs``, ``show`` and ``serve``: a file
     #: path (SQLite) or a URL such as ``postgresql://user@host/leads``.
     db: str = "leadengine.db"

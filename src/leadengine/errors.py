@@ -33,6 +33,9 @@ class StoreError(LeadEngineError):
         #: The database driver's own message, when there is one.
         self.cause = cause
 
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        return type(self), (str(self), self.cause)
+
 
 class FetchError(LeadEngineError):
     """A page could not be fetched."""
@@ -40,6 +43,11 @@ class FetchError(LeadEngineError):
     def __init__(self, url: str, message: str) -> None:
         super().__init__(f"{url}: {message}")
         self.url = url
+        self.detail = message
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        # Raised in a page-reader process and re-raised here: rebuilt from its parts.
+        return type(self), (self.url, self.detail)
 
 
 class ContentError(FetchError):

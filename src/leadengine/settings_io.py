@@ -138,7 +138,7 @@ CHECKS: dict[str, Check] = {
     "reasoning_effort": one_of(("low", "medium", "high")),
     "max_completion_tokens": whole(1), "use_cache": flag,
     "llm_rpm": whole(0), "llm_tpm": whole(0), "llm_rpd": whole(0),
-    "host_delay": number(0), "llm_retries": whole(0), "max_bytes": whole(1024),
+    "host_delay": number(0), "workers": whole(0), "llm_retries": whole(0), "max_bytes": whole(1024),
     "max_pages": whole(0), "max_total_bytes": whole(0), "allow_private": flag,
     "respect_robots": flag, "max_redirects": whole(0), "max_content_chars": whole(1),
     "user_agent": text, "db": text, "outreach_language": one_of(("en", "th", "my")),

@@ -12,7 +12,6 @@ import lxml.html
 from leadengine.config import Settings
 from leadengine.errors import FetchError, LeadEngineError
 from leadengine.web.category import Category, CategoryClues, classify
-from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import (
     Deadline,
     Extracted,
@@ -182,6 +181,18 @@ def page_deadline(page: Page, cpu_seconds: float | None = None) -> Deadline:
     return Deadline(page.url, PAGE_CPU_SECONDS if cpu_seconds is None else cpu_seconds)
 
 
+class Reader(Protocol):
+    """Reads pages and assembles sites, somewhere (:mod:`leadengine.web.readers`)."""
+
+    async def home(self, page: Page, max_pages: int, cpu_seconds: float | None
+                   ) -> tuple[list[str], PageRead]: ...
+
+    async def page(self, page: Page, cpu_seconds: float | None) -> PageRead: ...
+
+    async def site(self, parts: list[PageRead], settings: Settings, failed: list[str]
+                   ) -> Site: ...
+
+
 class PageCache(Protocol):
     """Stored snapshots of fetched pages (the batch store implements it)."""
 
@@ -208,16 +219,21 @@ async def load_site(target: str, settings: Settings | None = None,
                     client: httpx.AsyncClient | None = None,
                     cache: PageCache | None = None,
                     robots: RobotsPolicy | None = None, *,
-                    cpu_seconds: float | None = None) -> Site:
+                    cpu_seconds: float | None = None, reader: Reader | None = None) -> Site:
     """Fetch ``target`` (URL or file) and up to ``settings.max_pages`` useful subpages.
     ``robots``: a policy shared with other sites (a batch's), else one of its own.
     Each page read may take ``cpu_seconds`` of CPU (default :data:`PAGE_CPU_SECONDS`):
-    a homepage over it fails the site, a subpage over it is left out (``failed_pages``)."""
+    a homepage over it fails the site, a subpage over it is left out (``failed_pages``).
+    ``reader``: where pages are read (a batch's worker processes), else right here."""
     settings = settings or Settings()
     if client is None and not normalise_target(target).startswith("file:"):
         async with make_client(settings) as own_client:
             return await load_site(target, settings, own_client, cache, robots,
-                                   cpu_seconds=cpu_seconds)
+                                   cpu_seconds=cpu_seconds, reader=reader)
+    if reader is None:
+        from leadengine.web.readers import InlineReader
+
+        reader = InlineReader()
 
     if not settings.respect_robots or client is None:
         robots = None
@@ -229,11 +245,8 @@ async def load_site(target: str, settings: Settings | None = None,
 
     page = await fetch(target)
     # The homepage's budget covers parsing it and picking its links too.
-    deadline = page_deadline(page, cpu_seconds)
-    tree = parse_html(page.html)
-    deadline.tree = tree
-    links = pick_subpages(tree, page.final_url, settings.max_pages, deadline)
-    parts = [read_page(page, tree, deadline=deadline)]
+    links, home = await reader.home(page, settings.max_pages, cpu_seconds)
+    parts = [home]
     failed = []
     budget = [settings.max_total_bytes - len(page.html)]
 
@@ -257,10 +270,10 @@ async def load_site(target: str, settings: Settings | None = None,
             failed.append(str(result))
             continue
         try:
-            parts.append(read_page(result, cpu_seconds=cpu_seconds))
+            parts.append(await reader.page(result, cpu_seconds))
         except LeadEngineError as exc:
             failed.append(str(exc))
-    return assemble_site(parts, settings, failed)
+    return await reader.site(parts, settings, failed)
 
 
 def site_from_page(page: Page, settings: Settings | None = None, *,
