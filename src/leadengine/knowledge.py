@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from leadengine.errors import KnowledgeError
 from leadengine.rules import Rules
+from leadengine.yaml_data import safe_load
 
 if TYPE_CHECKING:
     from leadengine.config import Settings
@@ -35,10 +36,6 @@ if TYPE_CHECKING:
     from leadengine.retrieval.embed import Embedder
     from leadengine.retrieval.index import RetrievalIndex
     from leadengine.retrieval.passages import Passage
-
-#: libyaml's safe loader where PyYAML was built with it (measured 26 ms -> 2.4 ms for the
-#: shipped front matter), else the pure-Python one; both accept the same documents.
-_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: Most passages the semantic index embeds by default (None = no cap). Embedding costs
 #: ~20-100 ms per passage on this class of machine: a 10,000-file knowledge base (20,000
@@ -229,7 +226,7 @@ def parse_document(path: str, raw: bytes, display_path: Path | None = None) -> D
     rules_data: dict[str, Any] | None = None
     if front is not None:
         try:
-            meta = yaml.load(front, Loader=_SafeLoader)
+            meta = safe_load(front)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" line {mark.line + 2}" if mark is not None else ""

@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from leadengine.errors import ConfigError
+from leadengine.yaml_data import safe_load
 
 GLOSSARY_FILE = Path(__file__).resolve().parents[1] / "data" / "glossary.yaml"
 
@@ -122,8 +123,7 @@ def read_groups(data: object, where: str) -> list[Group]:
 def shipped_groups() -> tuple[Group, ...]:
     """The groups of the shipped glossary (``data/glossary.yaml``)."""
     try:
-        data = yaml.load(GLOSSARY_FILE.read_text(encoding="utf-8"),
-                         Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = safe_load(GLOSSARY_FILE.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"cannot read the glossary {GLOSSARY_FILE.name}: {exc}") from None
     groups = data.get("groups") if isinstance(data, dict) else None

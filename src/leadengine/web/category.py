@@ -36,6 +36,7 @@ import yaml
 
 from leadengine.errors import ConfigError
 from leadengine.signal_names import CATEGORIES as CATEGORIES
+from leadengine.yaml_data import safe_load
 
 #: How a salesperson names a business of each category (the evaluation's
 #: ``business_type`` when the knowledge base has no industry for it).
@@ -205,7 +206,7 @@ def load_taxonomy(path: Path | None = None) -> Taxonomy:
 @lru_cache(maxsize=1)
 def _load(path: Path) -> Taxonomy:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         detail = " ".join(str(exc).split())
         raise ConfigError(f"{path}: cannot read the category taxonomy: {detail}") from None

@@ -20,6 +20,7 @@ import yaml
 
 from leadengine.errors import ConfigError
 from leadengine.web.signal_rules import Rule
+from leadengine.yaml_data import safe_load
 
 #: The catalogue shipped with the engine.
 CATALOGUE = Path(__file__).resolve().parent.parent / "data" / "services.yaml"
@@ -72,7 +73,7 @@ def catalogue(path: Path | None = None) -> tuple[Service, ...]:
 def load_catalogue(path: Path) -> tuple[Service, ...]:
     """Read and check a catalogue file; ConfigError naming the file and entry if bad."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the service catalogue ({exc})") from None
     except yaml.YAMLError as exc:
