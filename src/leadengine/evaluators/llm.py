@@ -144,13 +144,13 @@ class LLMEvaluator:
         tokens = {"prompt_estimate": sum(estimate_tokens(m.text) for m in messages),
                   "prompt": 0, "completion": 0}
         calls = {"paid": 0, "cached": 0}
-        answer = await self._complete(messages, tokens, calls)
+        answer = await self.complete(messages, tokens, calls)
         try:
             judgement = parse_judgement(answer)
         except ValueError as first_error:
             messages += [Message("assistant", answer),
                          Message("user", REPAIR_PROMPT.format(errors=first_error))]
-            answer = await self._complete(messages, tokens, calls)
+            answer = await self.complete(messages, tokens, calls)
             try:
                 judgement = parse_judgement(answer)
             except ValueError as error:
@@ -198,7 +198,7 @@ class LLMEvaluator:
             fields["primary_service"] = exclusion.recommend
         return fields, warnings
 
-    async def _complete(self, messages: list[Message], tokens: dict[str, int],
+    async def complete(self, messages: list[Message], tokens: dict[str, int],
                         calls: dict[str, int], check: Callable[[str], object] | None = None,
                         schema: dict[str, Any] | None = None,
                         schema_name: str = "lead_evaluation") -> str:

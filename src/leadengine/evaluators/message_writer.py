@@ -157,9 +157,9 @@ async def write_message(evaluator: LLMEvaluator, facts: SiteFacts, draft: Outrea
                         + "\n\nTEAM'S DRAFT:\n" + draft_text)]
     tokens: dict[str, int] = {"prompt": 0, "completion": 0}
     try:
-        answer = await evaluator._complete(messages, tokens, {"paid": 0, "cached": 0},
-                                           check=parse_message, schema=MESSAGE_SCHEMA,
-                                           schema_name="outreach_message")
+        answer = await evaluator.complete(messages, tokens, {"paid": 0, "cached": 0},
+                                          check=parse_message, schema=MESSAGE_SCHEMA,
+                                          schema_name="outreach_message")
         written = parse_message(answer)
     except (ValueError, LeadEngineError) as exc:
         return Written(draft, (f"the model's outreach message was not usable ({exc}); "
