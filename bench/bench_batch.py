@@ -32,7 +32,6 @@ import os
 import pstats
 import re
 import resource
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -384,6 +383,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="URLs in the profiled run")
     parser.add_argument("--top", type=int, default=15, help="functions listed in the profile")
     parser.add_argument("--quick", action="store_true", help="200 URLs, concurrency 32")
+    parser.add_argument("--page", type=Path, default=PAGE,
+                        help="the page every URL serves (default: a small fixture homepage; "
+                             "bench/pages.py's typical page is a heavier, realistic one: "
+                             "--page typical)")
     parser.add_argument("--scaling", action="store_true",
                         help="also run the heuristic batch with --workers 1 and 2 and report "
                              "the URLs/s ratio (target >= 1.7)")
@@ -393,14 +396,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.profile_urls = min(args.profile_urls, 200)
 
     t_start = time.perf_counter()
-    page = PAGE.read_text(encoding="utf-8")
+    if str(args.page) == "typical":
+        from bench.pages import typical_page
+
+        page = typical_page(7)
+    else:
+        page = args.page.read_text(encoding="utf-8")
     results: list[ModeResult] = []
     profile: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench_batch_") as tmp_name:
         tmp = Path(tmp_name)
         root = tmp / "site"
         root.mkdir()
-        shutil.copy(PAGE, root / "index.html")
+        (root / "index.html").write_text(page, encoding="utf-8")
         with SiteServer(root) as sites, FakeOpenAI() as fake:
             sites.route("/lead/", body=page)
             fake.default = Reply.json(ANSWER, delay=args.delay)
