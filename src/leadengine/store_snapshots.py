@@ -13,6 +13,9 @@ from leadengine.store_engine import write_retrying
 from leadengine.store_schema import page_snapshots_table
 from leadengine.web.fetch import Page
 
+#: zlib level of stored page snapshots.
+SNAPSHOT_LEVEL = 1
+
 
 class SnapshotCache:
     """A page cache over a store's database (see :meth:`Store.snapshots`): the
@@ -43,7 +46,10 @@ class SnapshotCache:
         values = {"final_url": page.final_url, "status": page.status,
                   "content_type": page.content_type, "encoding": page.encoding,
                   "truncated": page.truncated, "fetched_at": page.fetched_at,
-                  "html": zlib.compress(page.html.encode("utf-8"), 6)}
+                  # Level 1: a snapshot is a cache; on 1.4 MB of real pages it compresses
+                  # 2.7x faster than level 6 (9 vs 25 ms, on the batch's event loop) for
+                  # 18 % more bytes.
+                  "html": zlib.compress(page.html.encode("utf-8"), SNAPSHOT_LEVEL)}
 
         def save(conn: Connection) -> None:
             conn.execute(page_snapshots_table.delete()
