@@ -11,10 +11,10 @@ confidence (it depends on the facts, not on who judged them).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from leadengine.facts import SiteFacts
+from leadengine.facts import readable_words as readable_words
 
 #: Fewer readable words than this: the site's facts cannot be read (a shell, images).
 MIN_WORDS = 40
@@ -25,10 +25,6 @@ FEW_WORDS = 60
 RULE_LANGUAGES = frozenset({"en", "th", "my"})
 #: A category this unsure is no identification.
 UNSURE_CATEGORY = 0.35
-_WORD = re.compile(r"\w+")
-#: Thai, Burmese and CJK text has no spaces: its words are counted as characters / 3.
-_UNSPACED = re.compile("[\u0e00-\u0e7f\u1000-\u109f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]")
-
 LANGUAGE_NAMES = {
     "ja": "Japanese", "ko": "Korean", "zh": "Chinese", "vi": "Vietnamese", "id": "Indonesian",
     "ms": "Malay", "hi": "Hindi", "bn": "Bengali", "ar": "Arabic", "fr": "French",
@@ -52,17 +48,11 @@ class Confidence:
         return f"Confidence {self.level}: {'; '.join(self.reasons)}."
 
 
-def readable_words(text: str) -> int:
-    """Words of a text, counting unspaced scripts (Thai, Burmese, CJK) by characters."""
-    unspaced = len(_UNSPACED.findall(text))
-    return len(_WORD.findall(_UNSPACED.sub(" ", text))) + unspaced // 3
-
-
 def judge_confidence(facts: SiteFacts) -> Confidence:
     """The confidence of any judgement made from ``facts``, and why."""
     low: list[str] = []
     medium: list[str] = []
-    words = readable_words(facts.text)
+    words = facts.words
     if words < MIN_WORDS:
         low.append(f"the site has almost no readable text ({words} words: a JavaScript "
                    "app, images only or a placeholder), so its business, location and "

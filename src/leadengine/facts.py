@@ -28,6 +28,17 @@ from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.location import Part, SiteLocation, country_name
 from leadengine.web.site import Site
 
+_WORD = re.compile(r"\w+")
+#: Thai, Burmese and CJK text has no spaces: its words are counted as characters / 3.
+_UNSPACED = re.compile("[\u0e00-\u0e7f\u1000-\u109f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]")
+
+
+def readable_words(text: str) -> int:
+    """Words of a text, counting unspaced scripts (Thai, Burmese, CJK) by characters."""
+    unspaced = len(_UNSPACED.findall(text))
+    return len(_WORD.findall(_UNSPACED.sub(" ", text))) + unspaced // 3
+
+
 _SEPARATORS = re.compile(r"\s+[|–—·•:]\s+|\s+-\s+")
 
 
@@ -159,6 +170,8 @@ class SiteFacts:
     cue_words: frozenset[str]
     #: The pages' text, injections removed and cut to length: what an LLM reads.
     text: str
+    #: Readable words of ``text`` (:func:`readable_words`), counted once.
+    words: int
     #: What the evaluation could not see or did not trust: injections removed or found in
     #: the metadata, unread subpages, a page cut short.
     page_warnings: tuple[str, ...]
@@ -218,6 +231,9 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
     values = _conditions(flags, location, industry, exclusion, site.category)
     layers = tuple(_layer(layer, values, signals.evidence) for layer in rules.maturity_layers)
     quotes = _metadata_quotes(site)
+    # Each size signal found, with its first word on the site.
+    size_evidence = {s.label: word for s in rules.size_signals
+                     if (word := next((k for k in s.keywords if count_text([k])), None))}
     return SiteFacts(
         url=site.page.url, language=site.language,
         identity=identity,
@@ -227,9 +243,8 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         contacts=Contacts(tuple(signals.phones), tuple(signals.emails), dict(signals.social)),
         flags=flags, evidence=dict(signals.evidence), unknown=tuple(signals.unknown),
         signals=signals.as_dict(), layers=layers, exclusion=exclusion,
-        size=tuple(s for s in rules.size_signals if count_text(s.keywords)),
-        size_evidence={s.label: word for s in rules.size_signals
-                       if (word := next((k for k in s.keywords if count_text([k])), None))},
+        size=tuple(s for s in rules.size_signals if s.label in size_evidence),
+        size_evidence=size_evidence, words=readable_words(site.text),
         cue_words=frozenset(k.lower() for a in rules.angles for k in a.keywords
                             if count_text([k])),
         text=site.text, page_warnings=tuple(_page_warnings(site, quotes)),

@@ -10,7 +10,7 @@ evaluator's fit score, and the fact-based score that bounds an LLM's::
 
 from __future__ import annotations
 
-from leadengine.confidence import MIN_WORDS, readable_words
+from leadengine.confidence import MIN_WORDS
 from leadengine.facts import SiteFacts
 from leadengine.rules import Rubric
 
@@ -108,7 +108,7 @@ def fit_caps(facts: SiteFacts, rubric: Rubric) -> list[tuple[int, str]]:
     if not location.target and not facts.identity.industry:
         caps.append((rubric.unidentified_max_fit, "a site showing neither location nor "
                                                   "industry"))
-    words = readable_words(facts.text)
+    words = facts.words
     if words < MIN_WORDS:
         # Its gaps are not known, only not seen: the page is a shell, images or a stub.
         caps.append((rubric.unidentified_max_fit,
