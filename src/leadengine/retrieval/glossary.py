@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from leadengine.errors import ConfigError
+from leadengine.text_scan import Buckets, buckets, leftmost_longest
 from leadengine.yaml_data import safe_load
 
 GLOSSARY_FILE = Path(__file__).resolve().parents[1] / "data" / "glossary.yaml"
@@ -45,20 +46,17 @@ class Glossary:
 
     def __init__(self, groups: Iterable[Group]) -> None:
         self.groups = list(groups)
-        #: Unspaced-script terms by their first two characters, longest first.
-        self.prefixes: dict[str, list[tuple[str, int]]] = {}
+        script: list[tuple[str, int]] = []
         latin: dict[str, int] = {}
         for number, group in enumerate(self.groups):
             for term in group.terms:
                 term = " ".join(term.lower().split())
-                if not term:
-                    continue
-                if _SCRIPT_RUN.match(term) and len(term) >= 2:
-                    self.prefixes.setdefault(term[:2], []).append((term, number))
-                else:
+                if _SCRIPT_RUN.match(term):
+                    script.append((term, number))
+                elif term:
                     latin.setdefault(term, number)
-        for bucket in self.prefixes.values():
-            bucket.sort(key=lambda item: -len(item[0]))
+        #: Unspaced-script terms by their first two characters, longest first.
+        self.prefixes: Buckets[int] = buckets(script)
         self.latin = latin
         self._latin_pattern = re.compile(
             r"(?<![\w])(?:" + "|".join(re.escape(t) for t in sorted(latin, key=len,
@@ -70,18 +68,8 @@ class Glossary:
         text = query.lower()
         found: dict[int, None] = {}
         if self.prefixes and not text.isascii():
-            prefixes, i = self.prefixes, 0
-            for run in _SCRIPT_RUN.finditer(text):
-                i, stop = max(i, run.start()), run.end() - 1
-                while i < stop:
-                    bucket = prefixes.get(text[i:i + 2])
-                    if bucket:
-                        for term, number in bucket:
-                            if text.startswith(term, i):
-                                found[number] = None
-                                i += len(term) - 1
-                                break
-                    i += 1
+            found.update((number, None) for _, _, number
+                         in leftmost_longest(text, self.prefixes, _SCRIPT_RUN))
         if self._latin_pattern is not None:
             for match in self._latin_pattern.finditer(text):
                 word = match.group()  # or a plural: "clinics"

@@ -12,6 +12,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import NamedTuple
 
+from leadengine.text_scan import Buckets, buckets, leftmost_longest
 from leadengine.web.location.text_folding import fold
 
 PLACES_FILE = Path(__file__).resolve().parents[2] / "data" / "places" / "places.tsv.gz"
@@ -84,15 +85,10 @@ class Index:
     writes them ("3,1207") and read on a hit."""
 
     def __init__(self, keys: dict[str, str] | None = None) -> None:
-        self.words: dict[str, str] = {}
-        self.prefixes: dict[str, list[tuple[str, str]]] = {}
         keys = keys or {}
         script = [key for key in keys if not key.isascii()]
-        for key in script:
-            self.prefixes.setdefault(key[:2], []).append((key, keys.pop(key)))
-        for bucket in self.prefixes.values():
-            bucket.sort(key=lambda item: -len(item[0]))
-        self.words = keys
+        self.prefixes: Buckets[str] = buckets((key, keys.pop(key)) for key in script)
+        self.words: dict[str, str] = keys
         #: First word -> the word counts (2 or more) of the keys it begins, longest
         #: first: a text's word that begins no such key costs one lookup (the few
         #: thousand multi-word keys are read at load, not the 60,000 one-word ones).
@@ -132,18 +128,8 @@ class Index:
         if not folded.isascii() and self.prefixes:
             # Keys in other scripts begin with a character past U+02FF: only the runs of
             # such characters are walked, and a match skips what it covers.
-            prefixes, last, i = self.prefixes, len(folded) - 1, 0
-            for run in _SCRIPT_RUN.finditer(folded):
-                i, stop = max(i, run.start()), min(run.end(), last)
-                while i < stop:
-                    bucket = prefixes.get(folded[i:i + 2])
-                    if bucket:
-                        for key, found in bucket:
-                            if folded.startswith(key, i):
-                                hits.append(Hit(i, i + len(key), key, _rows(found)))
-                                i += len(key) - 1
-                                break
-                    i += 1
+            hits += [Hit(start, start + len(key), key, _rows(found)) for start, key, found
+                     in leftmost_longest(folded, self.prefixes, _SCRIPT_RUN)]
         return hits
 
 
