@@ -135,22 +135,27 @@ def knowledge_page(request: Request) -> HTMLResponse:
     return render(request, "knowledge.html", link=file_link, **overview(root))
 
 
-@router.get("/knowledge/{rel:path}/edit", response_class=HTMLResponse)
-def knowledge_edit_page(request: Request, rel: str) -> HTMLResponse:
+def _file_or_refusal(request: Request, rel: str) -> Path | HTMLResponse:
+    """The knowledge file at ``rel``, or the page saying why it cannot be opened."""
     try:
-        path = locate(root_of(request), rel)
+        return locate(root_of(request), rel)
     except Refused as refused:
         return refusal_page(request, refused)
-    raw = path.read_bytes()
-    return edit_page(request, rel, read_text(path), digest(raw))
+
+
+@router.get("/knowledge/{rel:path}/edit", response_class=HTMLResponse)
+def knowledge_edit_page(request: Request, rel: str) -> HTMLResponse:
+    path = _file_or_refusal(request, rel)
+    if isinstance(path, HTMLResponse):
+        return path
+    return edit_page(request, rel, read_text(path), digest(path.read_bytes()))
 
 
 @router.get("/knowledge/{rel:path}", response_class=HTMLResponse)
 def knowledge_file_page(request: Request, rel: str) -> HTMLResponse:
-    try:
-        path = locate(root_of(request), rel)
-    except Refused as refused:
-        return refusal_page(request, refused)
+    path = _file_or_refusal(request, rel)
+    if isinstance(path, HTMLResponse):
+        return path
     raw = path.read_bytes()
     try:
         doc: Document | None = parse_document(rel, raw)
