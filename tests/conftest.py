@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -63,3 +65,34 @@ def write_kb(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             path.write_text(content, encoding="utf-8")
     return root
+
+
+@contextlib.contextmanager
+def postgres_database(create: str = "") -> Iterator[str]:
+    """A new, empty PostgreSQL database on the TEST_POSTGRES_URL server (skipped when
+    none is set), dropped afterwards; its URL. ``create``: options of CREATE DATABASE to
+    try first (its plain form is used if the server refuses them)."""
+    server = os.environ.get("TEST_POSTGRES_URL")
+    if not server:
+        pytest.skip("no PostgreSQL server (set TEST_POSTGRES_URL)")
+    import sqlalchemy as sa
+
+    from leadengine.store import database_url
+
+    server = database_url(server)
+    name = f"leadengine_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        try:
+            conn.execute(sa.text(f"CREATE DATABASE {name} {create}".rstrip()))
+        except sa.exc.DBAPIError:
+            if not create:
+                raise
+            conn.execute(sa.text(f"CREATE DATABASE {name}"))
+    try:
+        yield sa.engine.make_url(server).set(database=name).render_as_string(
+            hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()

@@ -9,10 +9,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -36,6 +34,7 @@ from leadengine.store_workspace import (
     lead_board_table,
     update,
 )
+from tests.conftest import postgres_database
 
 TOKEN = "s3cret-team-token-0123456789"
 
@@ -78,24 +77,12 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield str(tmp_path / "board.db")
         return
-    server = os.environ.get("TEST_POSTGRES_URL")
-    if not server:
-        pytest.skip("no PostgreSQL server (set TEST_POSTGRES_URL)")
-    server = database_url(server)
-    name = f"leadengine_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        try:
-            # A language's collation, as most servers have, not C: the board must order
-            # text as Python does whatever the database's default.
-            conn.execute(sa.text(f"CREATE DATABASE {name} TEMPLATE template0 ENCODING "
-                                 "'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'"))
-        except sa.exc.DBAPIError:  # PostgreSQL < 15, or built without ICU
-            conn.execute(sa.text(f"CREATE DATABASE {name}"))
-    yield sa.engine.make_url(server).set(database=name).render_as_string(hide_password=False)
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-    admin.dispose()
+    # A language's collation, as most servers have, not C: the board must order text as
+    # Python does whatever the database's default (PostgreSQL < 15 or a server without
+    # ICU gets its default).
+    with postgres_database("TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu "
+                           "ICU_LOCALE 'en-US'") as url:
+        yield url
 
 
 def evaluation(lead: tuple[Any, ...], index: int) -> dict[str, Any]:

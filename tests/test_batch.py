@@ -23,7 +23,7 @@ from leadengine import KnowledgeBase, Settings
 from leadengine.batch import normalise_url, read_rows, run_batch
 from leadengine.cli import cli
 from leadengine.store import Store
-from tests.conftest import REPO, SITES
+from tests.conftest import REPO, SITES, postgres_database
 from tests.fakes.site_server import SiteServer
 
 
@@ -34,23 +34,8 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield str(tmp_path / "results.db")
         return
-    server = os.environ.get("TEST_POSTGRES_URL")
-    if not server:
-        pytest.skip("no PostgreSQL server (set TEST_POSTGRES_URL)")
-    import sqlalchemy as sa
-
-    from leadengine.store import database_url
-
-    server = database_url(server)
-    name = f"leadengine_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"CREATE DATABASE {name}"))
-    base = sa.engine.make_url(server)
-    yield base.set(database=name).render_as_string(hide_password=False)
-    with admin.connect() as conn:
-        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-    admin.dispose()
+    with postgres_database() as url:
+        yield url
 
 
 def count(db: str, table: str) -> int:
