@@ -39,6 +39,7 @@ class BM25Retriever:
         #: Adds to a query the English words of the glossary terms it holds
         #: (:mod:`leadengine.retrieval.glossary`); None = queries as they are.
         self.expand = expand
+        self._last: tuple[str, tuple[str, ...]] | None = None
         self.cache_path: Path | None = None
         key = cache_key("bm25", version, TOKENIZER_VERSION, segmenter_name(), str(K1), str(B),
                         str(len(self.passages)))
@@ -68,10 +69,15 @@ class BM25Retriever:
 
     def query_terms(self, query: str) -> list[str]:
         """The query's distinct terms that occur in the knowledge base, in query order
-        (with its glossary expansion's terms last)."""
-        if self.expand is not None:
-            query = self.expand(query)
-        return [t for t in dict.fromkeys(tokenize(query)) if t in self.vocab]
+        (with its glossary expansion's terms last). The last query's are kept: hybrid
+        asks for them more than once per query (its weights and its ranking)."""
+        last = self._last
+        if last is not None and last[0] == query:
+            return list(last[1])
+        expanded = self.expand(query) if self.expand is not None else query
+        terms = [t for t in dict.fromkeys(tokenize(expanded)) if t in self.vocab]
+        self._last = (query, tuple(terms))
+        return terms
 
     def scores(self, query: str) -> np.ndarray:
         terms = self.query_terms(query)
