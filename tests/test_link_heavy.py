@@ -165,15 +165,15 @@ HOSTILE: dict[str, Callable[[], str]] = {
 def test_a_hostile_page_reads_within_the_budget(shape: str) -> None:
     html = HOSTILE[shape]()
     assert len(html.encode("utf-8")) <= Settings().max_bytes
-    start = time.process_time()
+    start = time.thread_time()
     try:
         site = site_from_page(page(html))
     except ContentError as exc:
         # A slow machine may run out of budget: then it stops, and says so.
         assert "page too complex to read within" in str(exc)
-        assert time.process_time() - start < PAGE_CPU_SECONDS + 1.0
+        assert time.thread_time() - start < PAGE_CPU_SECONDS + 1.0
     else:
-        assert time.process_time() - start < PAGE_CPU_SECONDS
+        assert time.thread_time() - start < PAGE_CPU_SECONDS
         assert len(site.signals.phones) <= 100 and len(site.signals.scripts) <= MAX_LINKS
 
 

@@ -1,8 +1,12 @@
 """Turn a fetched page into the text an evaluator reads.
 
 Main text comes from trafilatura (favouring recall: a small business site's
-"boilerplate" is often its only copy); the title and meta description come
-from the DOM, which boilerplate removal throws away.
+"boilerplate" is often its only copy), except on a small page (up to
+:data:`SMALL_PAGE_CHARS` visible characters), which is its own main text: there
+boilerplate removal drops more content than noise (measured on the fixtures and on
+real sites: prices, phones, e-mails and headings all survive, at 8-14 % more text);
+the title and meta description come from the DOM, which boilerplate removal throws
+away.
 
 Trafilatura is handed our parsed tree, pruned in place, rather than markup to
 parse again: :func:`extract` therefore consumes the tree, and everything else a
@@ -126,12 +130,16 @@ def extract(page: Page, tree: lxml.html.HtmlElement | None = None,
     description = _meta(metas, "description") or _meta(metas, "og:description")
     site_name = _meta(metas, "og:site_name")
     nodes = nodes if nodes is not None else text_nodes(tree)
-    pruned = prune_for_extraction(tree, deadline)
-    if deadline is not None:
-        deadline.check()
-    text = trafilatura.extract(pruned, url=page.final_url,
-                               favor_recall=True, include_comments=False,
-                               include_tables=True, deduplicate=False) or ""
+    lines = small_page_lines(nodes)
+    if lines is not None:
+        text = "\n".join(lines)
+    else:
+        pruned = prune_for_extraction(tree, deadline)
+        if deadline is not None:
+            deadline.check()
+        text = trafilatura.extract(pruned, url=page.final_url,
+                                   favor_recall=True, include_comments=False,
+                                   include_tables=True, deduplicate=False) or ""
     if len(text) < 200:
         # Tiny pages: trafilatura may keep nothing; the visible body text is better (its
         # start, as trafilatura reads: a 5 MB text cost 0.7 s in the steps after).
@@ -143,6 +151,30 @@ def extract(page: Page, tree: lxml.html.HtmlElement | None = None,
         raise ContentError(page.url, "the page has no text to evaluate")
     return Extracted(url=page.final_url, title=title, description=description,
                      site_name=site_name, text=text)
+
+
+#: Visible characters up to which a page is its own main text (trafilatura is not run).
+#: On a page this small, boilerplate removal mostly drops what a salesperson needs (the
+#: menu of services, the footer's contacts and prices, the booking button's words), and
+#: trafilatura's own extraction and fallback pass cost 2-4 ms per page, more than the
+#: rest of reading it. Trafilatura's recall mode stops comparing with its fallback
+#: extractors above 2,500 characters: the same scale.
+SMALL_PAGE_CHARS = 3_000
+
+
+def small_page_lines(nodes: list[str]) -> list[str] | None:
+    """The visible text of a small page, one line per text node (spaces collapsed),
+    or None if the page has more than :data:`SMALL_PAGE_CHARS` visible characters."""
+    lines: list[str] = []
+    size = 0
+    for node in nodes:
+        line = " ".join(node.split())
+        if line:
+            size += len(line) + 1
+            if size > SMALL_PAGE_CHARS:
+                return None
+            lines.append(line)
+    return lines
 
 
 def _tidy(text: str) -> str:
