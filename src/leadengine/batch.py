@@ -53,7 +53,7 @@ from leadengine.errors import (
     StoreError,
 )
 from leadengine.evaluation import Evaluation
-from leadengine.evaluators import make_evaluator
+from leadengine.evaluators import Evaluator, make_evaluator
 from leadengine.knowledge import KnowledgeBase
 from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
@@ -107,7 +107,8 @@ async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBas
                     on_progress: Callable[[Summary], None] | None = None,
                     max_age: float | None = None,
                     rows: Iterable[Row] | None = None, encoding: str | None = None,
-                    lease: float = CLAIM_LEASE) -> Summary:
+                    lease: float = CLAIM_LEASE,
+                    evaluator: Evaluator | None = None) -> Summary:
     """Evaluate every row of ``input_path`` and store each result as it completes.
     ``on_progress`` is called after every row (a progress bar); without it a plain
     progress line is logged to ``leadengine.progress`` (INFO) every ``log_every``
@@ -115,8 +116,9 @@ async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBas
     with ``max_age`` (seconds) a snapshot that recent is reused. ``rows``: the input
     already read (a pipe read once to count it); ``input_path`` then only names the
     run. ``encoding``: the input's, when it is not UTF-8 (see :func:`read_rows`).
-    ``lease``: how long a URL stays claimed without a heartbeat. Cancelling the task
-    marks the run ``interrupted``."""
+    ``lease``: how long a URL stays claimed without a heartbeat. ``evaluator``: the one
+    the settings make, made already (the Ray engine's shares its rate limits). Cancelling
+    the task marks the run ``interrupted``."""
     if rows is None and input_is_seekable(input_path):
         # A file is read through once before any work, so a file that cannot be read
         # (its encoding, a NUL byte) stops here and not halfway through the batch.
@@ -127,7 +129,8 @@ async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBas
     first = list(itertools.islice(source, 1))
     batch = BatchRun(input_name(input_path), settings, kb, store, BatchOptions(
         retry_failed=retry_failed, concurrency=concurrency, per_host=per_host,
-        log_every=log_every, on_progress=on_progress, max_age=max_age, lease=lease))
+        log_every=log_every, on_progress=on_progress, max_age=max_age, lease=lease),
+        evaluator)
     return await batch.run(itertools.chain(first, source))
 
 
@@ -151,13 +154,13 @@ class BatchRun:
     seen) lives here, so each step is a method of its own."""
 
     def __init__(self, name: str, settings: Settings, kb: KnowledgeBase, store: Store,
-                 options: BatchOptions) -> None:
+                 options: BatchOptions, evaluator: Evaluator | None = None) -> None:
         """Nothing is written yet (see :meth:`start`): an evaluator that cannot be made
         (a missing API key) leaves no run behind."""
         self.name = name
         self.settings, self.kb, self.store, self.options = settings, kb, store, options
         self.snapshots = store.snapshots(options.max_age)
-        self.evaluator = make_evaluator(settings, kb)
+        self.evaluator = evaluator if evaluator is not None else make_evaluator(settings, kb)
         self.summary = Summary()
         self.queue: asyncio.Queue[tuple[Row, str] | None] = asyncio.Queue(
             maxsize=options.concurrency * 2)

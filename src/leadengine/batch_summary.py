@@ -18,6 +18,8 @@ class Summary:
     """What a batch did."""
 
     run_id: int = 0
+    #: Every run of a batch run in shards (the Ray engine): one per shard.
+    run_ids: list[int] = field(default_factory=list)
     total: int = 0
     done: int = 0
     failed: int = 0
@@ -66,7 +68,9 @@ class Summary:
             named = (f"run {ids[0]}" if len(ids) == 1
                      else "runs " + ", ".join(str(i) for i in ids))
             others = f"{self.elsewhere} being evaluated by {named}, "
-        return (f"run {self.run_id}: {self.done} evaluated, {self.failed} failed, "
+        runs = (f"runs {', '.join(str(i) for i in self.run_ids)}"
+                if len(self.run_ids) > 1 else f"run {self.run_id}")
+        return (f"{runs}: {self.done} evaluated, {self.failed} failed, "
                 f"{self.skipped_done} already done, {retry}{self.duplicates} duplicates, "
                 f"{others}{self.reused_pages} pages from snapshots; "
                 f"{elapsed:.1f}s, {self.tokens} tokens, ${self.cost_usd:.4f}")

@@ -76,6 +76,13 @@ def _store(db: str | None, create: bool = True) -> Store:
 @click.option("--workers", type=click.IntRange(min=0), default=None,
               help="Processes that read pages (default: one per core; 0: read them in "
                    "this process).")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True,
+              help="Where the batch runs: this machine, or a Ray cluster (shards share a "
+                   "PostgreSQL --db; needs pip install 'leadengine[ray]').")
+@click.option("--address", default=None, metavar="ADDRESS",
+              help="With --engine ray: auto, host:port of the head node, or "
+                   "ray://host:port (default: start Ray on this machine).")
 @click.option("--retry-failed", is_flag=True, help="Evaluate rows that failed before again.")
 @click.option("--max-age", type=click.FloatRange(min=0), default=None,
               help="Reuse stored page snapshots fetched at most this many seconds ago.")
@@ -89,7 +96,8 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
           temperature: float | None, base_url: str | None, no_cache: bool,
           knowledge_dir: Path | None, method: str | None,
           concurrency: int, per_host: int, host_delay: float | None, workers: int | None,
-          retry_failed: bool, max_age: float | None, encoding: str | None,
+          engine: str, address: str | None, retry_failed: bool, max_age: float | None,
+          encoding: str | None,
           outreach_language: str | None, outreach_writer: str | None,
           allow_private: bool | None,
           ignore_robots: bool | None, max_pages: int | None) -> None:
@@ -111,7 +119,12 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     kb = _knowledge(settings)
     if settings.provider is None and settings.resolve_provider().name == "heuristic":
         click.echo(OFFLINE_NOTICE, err=True)
-    if not sys.stderr.isatty():
+    if address is not None and engine != "ray":
+        raise ConfigError("--address names a Ray cluster: use it with --engine ray")
+    if engine == "ray":
+        summary = _run_on_ray(input_path, settings, kb, store, address, retry_failed,
+                              concurrency, per_host, max_age, encoding)
+    elif not sys.stderr.isatty():
         with _progress_lines():
             summary = _run_interruptible(run_batch(
                 input_path, settings, kb, store, retry_failed=retry_failed,
@@ -123,6 +136,22 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     lines = [summary.line(), *summary.failure_lines(), f"results: {store.url}"]
     # Failure reasons quote servers and input cells: no key or escape code gets through.
     click.echo("\n".join(safe_message(line) for line in lines), err=True)
+
+
+def _run_on_ray(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
+                address: str | None, retry_failed: bool, concurrency: int, per_host: int,
+                max_age: float | None, encoding: str | None) -> Summary:
+    """The batch on a Ray cluster; Ctrl-C stops its tasks (what is stored stays)."""
+    from leadengine.batch_ray import RayOptions, run_batch_on_ray
+
+    click.echo(f"batch: running on Ray ({address or 'a local instance'})", err=True)
+    try:
+        return run_batch_on_ray(input_path, settings, kb, store, RayOptions(address),
+                                retry_failed=retry_failed, concurrency=concurrency,
+                                per_host=per_host, max_age=max_age, encoding=encoding)
+    except KeyboardInterrupt:
+        click.echo(INTERRUPTED, err=True)
+        sys.exit(130)
 
 
 @contextlib.contextmanager

@@ -120,12 +120,21 @@ def sqlite_read_only(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+#: Times a delete-then-insert transaction is tried when other runs keep inserting the
+#: same key in between.
+WRITE_TRIES = 8
+
+
 def write_retrying(engine: Engine, save: Callable[[Connection], None]) -> None:
-    """Run a delete-then-insert transaction; once more if another run inserted the
-    same key in between (PostgreSQL: two runs recording the same bad row)."""
-    try:
-        with engine.begin() as conn:
-            save(conn)
-    except sa.exc.IntegrityError:
-        with engine.begin() as conn:
-            save(conn)
+    """Run a delete-then-insert transaction; again if another run inserted the same key
+    in between (PostgreSQL: runs recording the same bad row; shards of a Ray batch do
+    it many times over), up to :data:`WRITE_TRIES` times."""
+    for attempt in range(WRITE_TRIES):
+        try:
+            with engine.begin() as conn:
+                save(conn)
+            return
+        except sa.exc.IntegrityError:
+            if attempt == WRITE_TRIES - 1:
+                raise
+            time.sleep(0.001 * 2 ** attempt)

@@ -1,0 +1,256 @@
+"""``leadengine batch --engine ray``: one batch sharded into Ray tasks on a cluster.
+
+The same batch code as the local engine (:func:`leadengine.batch.run_batch`), run once
+per shard inside a Ray task that fetches, reads and evaluates its rows and writes to the
+shared PostgreSQL store. Rows are sharded by their normalised URL, so a URL's duplicates
+meet in one shard and are counted as duplicates, as locally. Everything that makes the
+local engine safe to stop and rerun holds across the cluster because it lives in the
+database: a URL is claimed before it is fetched, a result is stored under the same keys
+(URL, knowledge-base version, provider, model), and each shard is a run with a process
+id, host and heartbeat. So:
+
+* a worker killed mid-shard: Ray runs the task again (``max_retries``); the new attempt
+  finds the dead run's claims released and its stored results done;
+* the driver killed: Ray stops its tasks; the same command run again skips what is
+  stored and evaluates the rest; nothing is evaluated twice;
+* ``--retry-failed``, duplicates and ``export`` read and write the same tables as ever.
+
+LLM rate limits hold for the whole cluster: one Ray actor holds the token buckets
+(:class:`leadengine.ratelimit.RateLimiter`) and every shard's evaluator waits on it.
+
+Ray is an optional extra (``pip install 'leadengine[ray]'``), imported only here and
+only when a batch asks for it, so ``leadengine --help`` never loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+import socket
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from leadengine.batch import Row, normalise_url, read_rows, run_batch
+from leadengine.batch_input import input_name
+from leadengine.batch_summary import Summary
+from leadengine.config import Settings
+from leadengine.errors import ConfigError, LeadEngineError
+from leadengine.knowledge import KnowledgeBase
+from leadengine.store import Store
+
+if TYPE_CHECKING:
+    from leadengine.evaluators import Evaluator
+
+#: Seconds to wait for a cluster's address to answer before saying it cannot be reached
+#: (Ray itself retries for about a minute).
+CONNECT_TIMEOUT = 5.0
+#: Times Ray runs a shard again after its worker process died (killed, out of memory).
+SHARD_RETRIES = 3
+INSTALL_HINT = "pip install 'leadengine[ray]'"
+
+
+@dataclasses.dataclass(frozen=True)
+class RayOptions:
+    """How a batch runs on Ray."""
+
+    #: ``None``: start a Ray instance on this machine; ``auto``: the cluster this machine
+    #: belongs to; ``host:port`` (a head node's GCS) or ``ray://host:port`` (Ray Client).
+    address: str | None = None
+    #: Shards (one Ray task each, 1 CPU); ``None``: one per CPU of the cluster.
+    shards: int | None = None
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or ConfigError saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(f"--engine ray needs Ray, which is not installed: "
+                          f"{INSTALL_HINT}") from None
+    return ray
+
+
+def check_database(store: Store) -> None:
+    """ConfigError unless ``store`` is PostgreSQL: the cluster's workers share it."""
+    if not store.url.startswith("postgresql"):
+        raise ConfigError("--engine ray needs a PostgreSQL database (--db postgresql://...): "
+                          "the cluster's workers all write to it, and SQLite is a file on "
+                          "one machine")
+
+
+def check_reachable(address: str | None, timeout: float = CONNECT_TIMEOUT) -> None:
+    """ConfigError naming ``address`` if nothing answers there (``host:port`` or
+    ``ray://host:port``; ``auto`` and a local instance are left to Ray)."""
+    if address is None or address == "auto":
+        return
+    target = address if "://" in address else f"tcp://{address}"
+    parts = urlsplit(target)
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if not host or not port:
+        raise ConfigError(f"--address {address}: expected auto, host:port or "
+                          "ray://host:port")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise ConfigError(f"cannot reach the Ray cluster at {address}: {reason}") from None
+
+
+def connect(ray: Any, address: str | None) -> None:
+    """Join the cluster at ``address`` (or start one here); ConfigError if it fails."""
+    check_reachable(address)
+    if ray.is_initialized():
+        return
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                 configure_logging=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        where = address or "this machine"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ConfigError(f"cannot reach the Ray cluster at {where}: {first}") from None
+
+
+def shard_of(row: Row, shards: int) -> int:
+    """The shard of ``row``: by its normalised URL (duplicates meet), else its index."""
+    try:
+        key = normalise_url(row.raw) if row.error is None else f"#{row.index}"
+    except LeadEngineError:
+        key = f"#{row.index}"
+    return zlib.crc32(key.encode("utf-8", "replace")) % shards
+
+
+def split_rows(rows: Sequence[Row], shards: int) -> list[list[Row]]:
+    """``rows`` in ``shards`` lists (input order kept within each), empty ones dropped."""
+    parts: list[list[Row]] = [[] for _ in range(shards)]
+    for row in rows:
+        parts[shard_of(row, shards)].append(row)
+    return [part for part in parts if part]
+
+
+def merge(summaries: Sequence[Summary], started: float) -> Summary:
+    """One summary of the shards' runs."""
+    total = Summary(started=started)
+    for part in summaries:
+        for name in ("total", "done", "failed", "skipped_done", "skipped_failed",
+                     "duplicates", "elsewhere", "tokens", "cost_usd", "reused_pages"):
+            setattr(total, name, getattr(total, name) + getattr(part, name))
+        total.elsewhere_runs |= part.elsewhere_runs
+        total.reasons.update(part.reasons)
+    runs = sorted(part.run_id for part in summaries)
+    total.run_id = runs[0] if runs else 0
+    total.run_ids = runs
+    return total
+
+
+class ClusterLimiter:
+    """The evaluator's rate limiter, kept by one actor for the whole cluster (the same
+    calls as :class:`~leadengine.ratelimit.RateLimiter`)."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+        self.waited = 0.0
+
+    async def acquire(self, tokens: int = 0) -> None:
+        self.waited += await self.actor.acquire.remote(tokens)
+
+    def settle(self, budgeted: int, used: int) -> None:
+        self.actor.settle.remote(budgeted, used)
+
+
+class LimitsHolder:
+    """The body of the rate-limit actor: one RateLimiter that every shard waits on."""
+
+    def __init__(self, rpm: int | None, tpm: int | None, rpd: int | None, name: str) -> None:
+        from leadengine.ratelimit import RateLimiter
+
+        self.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=name)
+
+    async def acquire(self, tokens: int) -> float:
+        """Wait until a request may go; the seconds waited."""
+        before = self.limiter.waited
+        await self.limiter.acquire(tokens)
+        return self.limiter.waited - before
+
+    def settle(self, budgeted: int, used: int) -> None:
+        self.limiter.settle(budgeted, used)
+
+
+def limits_of(evaluator: Evaluator) -> tuple[int | None, int | None, int | None, str] | None:
+    """The rate limits of ``evaluator``'s provider, or None if it has none to share."""
+    limiter = getattr(evaluator, "limiter", None)
+    if limiter is None:
+        return None
+    rpm = int(limiter.requests.capacity) if limiter.requests else None
+    tpm = int(limiter.tokens.capacity) if limiter.tokens else None
+    rpd = limiter.day.limit if limiter.day else None
+    if rpm is None and tpm is None and rpd is None:
+        return None
+    return rpm, tpm, rpd, str(limiter.name)
+
+
+def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: list[Row],
+              retry_failed: bool, concurrency: int, per_host: int, max_age: float | None,
+              limits: Any) -> Summary:
+    """One shard, inside a Ray task: the local engine on ``rows`` (pages read in this
+    process: Ray gives each shard its own CPU)."""
+    from leadengine.evaluators import make_evaluator
+
+    settings = dataclasses.replace(settings, workers=0)
+    evaluator = make_evaluator(settings, kb)
+    if limits is not None and hasattr(evaluator, "limiter"):
+        evaluator.limiter = ClusterLimiter(limits)
+    store = Store(db)
+    try:
+        return asyncio.run(run_batch(name, settings, kb, store, retry_failed=retry_failed,
+                                     concurrency=concurrency, per_host=per_host,
+                                     max_age=max_age, rows=rows, evaluator=evaluator))
+    finally:
+        store.engine.dispose()
+
+
+def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBase,
+                     store: Store, options: RayOptions, retry_failed: bool = False,
+                     concurrency: int = 16, per_host: int = 2, max_age: float | None = None,
+                     encoding: str | None = None) -> Summary:
+    """Evaluate every row of ``input_path`` on a Ray cluster, storing results in
+    ``store`` (PostgreSQL) as they complete. ConfigError before any work if Ray is not
+    installed, the store is not PostgreSQL or the cluster cannot be reached."""
+    import time
+
+    from leadengine.evaluators import make_evaluator
+
+    check_database(store)
+    ray = import_ray()
+    # The same checks as the local engine, here and not in a task: a missing API key
+    # or an unreadable input is one line at the terminal.
+    evaluator = make_evaluator(settings, kb)
+    rows = list(read_rows(input_path, encoding))
+    started = time.monotonic()
+    connect(ray, options.address)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    shards = max(1, min(options.shards or cpus, len(rows) or 1))
+    parts = split_rows(rows, shards)
+    limits = limits_of(evaluator)
+    holder = (ray.remote(num_cpus=0)(LimitsHolder).remote(*limits)
+              if limits is not None else None)
+    task = ray.remote(num_cpus=1, max_retries=SHARD_RETRIES)(run_shard)
+    kb_ref = ray.put(kb)
+    per_shard = max(1, math.ceil(concurrency / len(parts))) if parts else concurrency
+    name = input_name(input_path)
+    refs = [task.remote(name, settings, kb_ref, store.url, part, retry_failed,
+                        per_shard, per_host, max_age, holder) for part in parts]
+    try:
+        summaries = ray.get(refs)
+    except BaseException:
+        for ref in refs:
+            ray.cancel(ref, force=True)
+        raise
+    return merge(summaries, started)
