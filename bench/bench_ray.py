@@ -1,0 +1,117 @@
+"""Benchmark: ``batch --engine ray`` against the local engine on one machine (issue 16).
+
+Run from the repository root, with a PostgreSQL server to write to::
+
+    python -m bench.bench_ray --pg postgresql://user@127.0.0.1:5432/postgres [--urls 1000]
+
+One realistic small page (``tests/fixtures/sites/bangkok-dental-fb-only``) is served by
+a :class:`~tests.fakes.site_server.SiteServer` under ``--urls`` distinct addresses;
+``python -m leadengine batch`` runs in a subprocess twice, heuristic evaluator,
+``--method keyword``, ``--max-pages 0``: once with the local engine (its default
+workers) and once with ``--engine ray`` (a Ray instance started on this machine by
+the command, its start-up included), each on a new database of that server (dropped
+afterwards). Reported: each wall time, their ratio, and whether the stored evaluations
+are the same (every field but ids, run ids and times).
+
+Target: Ray wall time <= 1.5 x the local engine's, same results.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+from bench.harness import REPO, RESULTS_DIR, make_parser, run_info, verdict, write_results
+from leadengine.store import Store, database_url
+from tests.fakes.site_server import SiteServer
+
+RESULTS = RESULTS_DIR / "ray.json"
+PAGE = REPO / "tests" / "fixtures" / "sites" / "bangkok-dental-fb-only" / "index.html"
+TARGET_RATIO = 1.5
+VOLATILE = {"id", "run_id", "created_at", "elapsed_s", "timings", "fetched_at"}
+
+
+@contextmanager
+def new_database(server: str) -> Iterator[str]:
+    """A new database on ``server``, dropped afterwards; its URL."""
+    server = database_url(server)
+    name = f"leadengine_bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f"CREATE DATABASE {name}"))
+    try:
+        yield sa.engine.make_url(server).set(database=name).render_as_string(
+            hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+
+def run(source: Path, db: str, engine: str, concurrency: int) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADENGINE_")}
+    env.update({"LEADENGINE_HOST_DELAY": "0", "LEADENGINE_CONFIG": "no-such.toml"})
+    command = [sys.executable, "-m", "leadengine", "batch", str(source), "--db", db,
+               "--engine", engine, "--concurrency", str(concurrency), "--per-host",
+               str(concurrency), "--provider", "heuristic", "--allow-private",
+               "--max-pages", "0", "--no-cache", "--method", "keyword"]
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True,
+                          timeout=1800)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{engine} batch failed:\n{done.stderr}")
+    stored = {r["url"]: {k: v for k, v in r.items() if k not in VOLATILE}
+              for r in Store(db).evaluations()}
+    return {"wall_s": round(wall, 2), "stored": stored,
+            "summary": done.stderr.strip().splitlines()[-2]}
+
+
+def main() -> None:
+    parser = make_parser(__doc__)
+    parser.add_argument("--pg", default=os.environ.get("TEST_POSTGRES_URL"),
+                        help="PostgreSQL server URL (default: $TEST_POSTGRES_URL)")
+    parser.add_argument("--urls", type=int, default=1000)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--quick", action="store_true", help="200 URLs")
+    args = parser.parse_args()
+    if args.quick:
+        args.urls = 200
+    if not args.pg:
+        raise SystemExit("error: give --pg postgresql://... (or set TEST_POSTGRES_URL)")
+    with tempfile.TemporaryDirectory() as tmp, SiteServer(PAGE.parent) as sites:
+        sites.route("/lead/", body=PAGE.read_text(encoding="utf-8"))
+        source = Path(tmp) / "urls.txt"
+        source.write_text("".join(sites.url(f"lead/?id={i}") + "\n"
+                                  for i in range(args.urls)), encoding="utf-8")
+        results = {}
+        for engine in ("local", "ray"):
+            with new_database(args.pg) as db:
+                results[engine] = run(source, db, engine, args.concurrency)
+    same = results["local"]["stored"] == results["ray"]["stored"]
+    count = len(results["ray"]["stored"])
+    ratio = results["ray"]["wall_s"] / results["local"]["wall_s"]
+    for engine in ("local", "ray"):
+        print(f"{engine:6s} wall {results[engine]['wall_s']:7.2f} s  "
+              f"{results[engine]['summary']}")
+    print(f"ray / local wall time {ratio:.2f} (target <= {TARGET_RATIO}); "
+          f"{count} stored, same results: {same} -> {verdict(ratio <= TARGET_RATIO and same)}")
+    write_results(RESULTS, {**run_info(args), "urls": args.urls,
+                            "local_wall_s": results["local"]["wall_s"],
+                            "ray_wall_s": results["ray"]["wall_s"], "ratio": round(ratio, 3),
+                            "same_results": same, "stored": count})
+    sys.exit(0 if ratio <= TARGET_RATIO and same else 1)
+
+
+if __name__ == "__main__":
+    main()
