@@ -24,9 +24,10 @@ from leadengine.batch_ray import (
     RayOptions,
     check_reachable,
     run_batch_on_ray,
+    shard_error,
     split_rows,
 )
-from leadengine.errors import ConfigError
+from leadengine.errors import ConfigError, LeadEngineError, QuotaExhausted
 from leadengine.store import Store
 from tests.conftest import REPO, SITES, postgres_database
 from tests.fakes.site_server import SiteServer
@@ -247,3 +248,15 @@ def test_rows_are_sharded_by_url_so_duplicates_meet() -> None:
     assert any({0, 1} <= {r.index for r in part} for part in parts)
     for part in parts:
         assert [r.index for r in part] == sorted(r.index for r in part)
+
+
+def test_a_failed_shard_says_why_in_one_line() -> None:
+    quota = QuotaExhausted("daily request limit of 1,000 reached for groq")
+    assert shard_error(ray.exceptions.RayTaskError("run_shard", "tb", quota)) is quota
+    other = shard_error(ray.exceptions.RayTaskError("run_shard", "tb", KeyError("x")))
+    assert isinstance(other, LeadEngineError)
+    assert str(other) == "a shard of the batch failed: KeyError: 'x'"
+    died = shard_error(ray.exceptions.WorkerCrashedError())
+    assert str(died).startswith("a Ray worker died 4 times running one shard")
+    interrupt = KeyboardInterrupt()
+    assert shard_error(interrupt) is interrupt

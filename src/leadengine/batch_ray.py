@@ -249,8 +249,28 @@ def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBa
                         per_shard, per_host, max_age, holder) for part in parts]
     try:
         summaries = ray.get(refs)
-    except BaseException:
+    except BaseException as exc:
         for ref in refs:
             ray.cancel(ref, force=True)
-        raise
+        raise shard_error(exc) from None
     return merge(summaries, started)
+
+
+def shard_error(exc: BaseException) -> BaseException:
+    """What to raise for a shard that failed: the engine's own error as the local engine
+    raises it (a used-up daily quota, a database that went away), one line for a worker
+    that kept dying; anything else as it is."""
+    from ray import exceptions
+
+    if isinstance(exc, exceptions.RayTaskError):
+        cause = exc.cause
+        if isinstance(cause, LeadEngineError):
+            return cause
+        lines = str(cause).strip().splitlines()
+        detail = f": {lines[0]}" if lines else ""
+        return LeadEngineError(f"a shard of the batch failed: {type(cause).__name__}{detail}")
+    if isinstance(exc, (exceptions.WorkerCrashedError, exceptions.NodeDiedError)):
+        return LeadEngineError(f"a Ray worker died {SHARD_RETRIES + 1} times running one "
+                               "shard (killed, or out of memory); what was stored stays: "
+                               "run the same command again to resume")
+    return exc

@@ -15,7 +15,6 @@ caller wants from the DOM (signals, links, text nodes) is read before it.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 import time
@@ -327,7 +326,6 @@ _NEVER_TEXT = (*_INVISIBLE, "svg", "iframe", "nav", "form", "select", "button", 
 _TEXT_NODES = etree.XPath("//body//text()[not(ancestor::script) and not(ancestor::style) "
                           "and not(ancestor::noscript) and not(ancestor::template)]",
                           smart_strings=False)
-_ALL_TEXT_NODES = etree.XPath("//body//text()", smart_strings=False)
 
 
 def drop_invisible(tree: lxml.html.HtmlElement) -> None:
@@ -337,21 +335,15 @@ def drop_invisible(tree: lxml.html.HtmlElement) -> None:
 
 
 def text_nodes(tree: lxml.html.HtmlElement) -> list[str]:
-    """The page's visible text nodes, in document order (one XPath pass in C; ten
-    times cheaper once :func:`drop_invisible` has run). On a page of more than
-    :data:`HUGE_TREE` elements, lxml's ``itertext`` walk instead: libxml2 sorts an XPath
-    node set at a cost that grows with depth (1M text nodes under 250 nested divs: 1.2 s
-    by XPath, 0.3 s walked); the walk differs only in joining adjacent whitespace-only
-    nodes, which no reader of the text sees."""
-    if next(itertools.islice(tree.iter(), HUGE_TREE, None), None) is not None \
-            and not _has_invisible(tree):
-        return [text for body in tree.iter("body") for text in body.itertext()]
-    nodes: list[str] = (_TEXT_NODES if _has_invisible(tree) else _ALL_TEXT_NODES)(tree)
-    return nodes
-
-
-#: Elements past which :func:`text_nodes` walks the tree instead of asking XPath.
-HUGE_TREE = 100_000
+    """The page's visible text nodes, in document order: one XPath pass in C, the body's
+    ``descendant::text()`` once :func:`drop_invisible` has run (a single axis walk: 1.2M
+    empty elements 0.05 s and 1M text nodes under 250 nested divs 1.3 s, where lxml's
+    ``itertext`` walk built an element proxy each, 2.1 s and 1.9 s, and ``//body//text()``
+    merged node sets at every level)."""
+    if _has_invisible(tree):
+        nodes: list[str] = _TEXT_NODES(tree)
+        return nodes
+    return [text for body in tree.iter("body") for text in _DESCENDANT_TEXT(body)]
 
 
 def _has_invisible(tree: lxml.html.HtmlElement) -> bool:

@@ -1,0 +1,175 @@
+"""Benchmark: CPU per URL of ``leadengine batch`` on a mix of real-looking sites (issue 16).
+
+Run from the repository root::
+
+    python -m bench.bench_mix [--variants 10] [--repeats 3] [--extra ../shared/realworld]
+                              [--method hybrid] [--workers N] [--quick] [--profile]
+
+The mix: every site folder of ``tests/fixtures/sites`` (but ``huge-page``) and
+``tests/fixtures/realpatterns`` (JS shells, thin pages, Thai, Burmese, Japanese, Korean,
+Arabic, third-party booking...), plus the folders of each ``--extra`` directory, each in
+``--variants`` variants: a copy whose every page gains one sentence naming the variant
+(so no two URLs share a page text, and no cache of page text or query embeddings hits
+across them). A :class:`~tests.fakes.site_server.SiteServer` serves them on 127.0.0.1;
+``python -m leadengine batch`` runs in a subprocess with the heuristic evaluator, the
+default retrieval method (``hybrid``; ``--method`` to change), subpages crawled as by
+default and ``--no-cache``; every URL must end as one stored evaluation.
+
+CPU per URL is the batch's CPU (the process and its page-reading workers: the machine's
+busy time from ``/proc/stat`` during the run, less this process's own, which serves the
+sites) divided by the URLs; the median of ``--repeats`` runs is reported, with the
+batch's own ``os.wait4`` CPU beside it. ``--profile`` adds one cProfile run of the
+batch process with its CPU by component (workers 0, so page reading is in it).
+
+Target: median CPU per URL <= 15 ms. Numbers go to ``bench/results/mix.json``.
+"""
+
+from __future__ import annotations
+
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.bench_batch import child_env, run_child, summarise_profile
+from bench.harness import (
+    REPO,
+    RESULTS_DIR,
+    cpu_busy_s,
+    make_parser,
+    run_info,
+    verdict,
+    write_results,
+)
+from tests.fakes.site_server import SiteServer
+
+RESULTS = RESULTS_DIR / "mix.json"
+TARGET_MS = 15.0
+FOLDERS = (REPO / "tests" / "fixtures" / "sites", REPO / "tests" / "fixtures" / "realpatterns")
+SKIP = {"huge-page"}
+
+
+def site_folders(extra: list[Path]) -> list[Path]:
+    """Every site folder of the mix (a folder with an index.html)."""
+    found = []
+    for root in (*FOLDERS, *extra):
+        found += [d for d in sorted(root.iterdir())
+                  if d.is_dir() and d.name not in SKIP and (d / "index.html").exists()]
+    return found
+
+
+def write_variants(sites: list[Path], variants: int, root: Path) -> list[str]:
+    """``variants`` copies of each site under ``root``, each page with one more sentence;
+    the URL paths of their homepages."""
+    paths = []
+    for n, site in enumerate(sites):
+        for v in range(variants):
+            name = f"s{n:03d}-{site.name}-v{v}"
+            target = root / name
+            shutil.copytree(site, target, ignore=shutil.ignore_patterns("*.json", "*.md"))
+            for page in target.rglob("*.htm*"):
+                raw = page.read_bytes()
+                note = (f"<p>Branch {v + 1} of {site.name}: open {7 + v % 5}:00 to "
+                        f"{18 + v % 4}:00, call desk {100 + 7 * v}.</p>").encode()
+                at = raw.lower().rfind(b"</body>")
+                page.write_bytes(raw[:at] + note + raw[at:] if at >= 0 else raw + note)
+            paths.append(f"{name}/")
+    return paths
+
+
+def batch_command(source: Path, db: Path, method: str, workers: int | None,
+                  concurrency: int, profile_to: Path | None = None) -> list[str]:
+    head = [sys.executable] + (["-m", "cProfile", "-o", str(profile_to)]
+                               if profile_to is not None else [])
+    command = [*head, "-m", "leadengine", "batch", str(source), "--db", str(db),
+               "--provider", "heuristic", "--method", method, "--allow-private",
+               "--no-cache", "--concurrency", str(concurrency), "--per-host",
+               str(concurrency)]
+    return command + (["--workers", str(workers)] if workers is not None else [])
+
+
+def one_run(source: Path, tmp: Path, urls: int, method: str, workers: int | None,
+            concurrency: int, label: str) -> dict[str, Any]:
+    db = tmp / f"{label}.db"
+    busy0, self0 = cpu_busy_s(), _self_cpu()
+    child = run_child(batch_command(source, db, method, workers, concurrency),
+                      child_env(tmp, 0.0), tmp / f"{label}.stderr", 1800)
+    busy1, self1 = cpu_busy_s(), _self_cpu()
+    if child.returncode != 0:
+        raise SystemExit(f"batch failed:\n{child.stderr[-2000:]}")
+    summary = [line for line in child.stderr.splitlines() if line.startswith("run ")]
+    if not summary or f": {urls} evaluated, 0 failed" not in summary[-1]:
+        raise SystemExit(f"expected {urls} evaluated and 0 failed:\n{child.stderr[-2000:]}")
+    machine = (busy1 - busy0 - (self1 - self0)) if busy0 is not None and busy1 is not None \
+        else None
+    own = child.user_s + child.sys_s
+    return {"wall_s": round(child.wall_s, 2), "cpu_s": round(machine if machine else own, 2),
+            "wait4_cpu_s": round(own, 2), "peak_rss_mb": round(child.maxrss_kb / 1024, 1),
+            "cpu_ms_per_url": round(1000 * (machine if machine else own) / urls, 2)}
+
+
+def _self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    parser = make_parser(__doc__)
+    parser.add_argument("--variants", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--extra", type=Path, action="append", default=[],
+                        help="another folder of site folders (e.g. ../shared/realworld)")
+    parser.add_argument("--method", default="hybrid")
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="3 variants, 1 run")
+    args = parser.parse_args()
+    if args.quick:
+        args.variants, args.repeats = 3, 1
+    sites = site_folders(args.extra)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        paths = write_variants(sites, args.variants, tmp / "www")
+        with SiteServer(tmp / "www") as server:
+            source = tmp / "urls.txt"
+            source.write_text("".join(server.url(p) + "\n" for p in paths), encoding="utf-8")
+            runs = [one_run(source, tmp, len(paths), args.method, args.workers,
+                            args.concurrency, f"run{i}") for i in range(args.repeats)]
+            profile: dict[str, Any] = {}
+            if args.profile:
+                prof = tmp / "mix.prof"
+                child = run_child(batch_command(source, tmp / "prof.db", args.method, 0,
+                                                args.concurrency, prof),
+                                  child_env(tmp, 0.0), tmp / "prof.stderr", 3600)
+                profile = summarise_profile(prof, args.top) if prof.exists() else {}
+                profile["cpu_s"] = child.user_s + child.sys_s
+    median = statistics.median(r["cpu_ms_per_url"] for r in runs)
+    print(f"{len(sites)} sites x {args.variants} variants = {len(paths)} URLs, "
+          f"method {args.method}, workers {args.workers or 'default'}")
+    for i, r in enumerate(runs):
+        print(f"  run {i}: wall {r['wall_s']:.1f} s, CPU {r['cpu_s']:.1f} s "
+              f"(batch process alone {r['wait4_cpu_s']:.1f} s), "
+              f"{r['cpu_ms_per_url']:.1f} ms/URL, peak RSS {r['peak_rss_mb']:.0f} MB")
+    if profile:
+        print(f"profile (workers 0): {profile['cpu_s']:.1f} s CPU, by component:")
+        for name, seconds in list(profile["by_component"].items())[:10]:
+            print(f"  {1000 * seconds / len(paths):7.2f} ms/URL  {name}")
+        for row in profile["top_cumtime"][:args.top]:
+            print(f"  {1000 * row['cumtime_s'] / len(paths):7.2f} ms/URL cum  "
+                  f"{row['function']}")
+    ok = median <= TARGET_MS
+    print(f"median CPU per URL {median:.1f} ms (target <= {TARGET_MS:g}) -> {verdict(ok)}")
+    write_results(RESULTS, {**run_info(args), "sites": len(sites), "urls": len(paths),
+                            "runs": runs, "median_cpu_ms_per_url": median,
+                            "profile": {k: v for k, v in profile.items()
+                                        if k in ("by_component", "cpu_s")}})
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
