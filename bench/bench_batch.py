@@ -214,7 +214,7 @@ class ModeResult:
     #: ``--workers`` (None = the default, one per core).
     workers: int | None = None
     #: Busy CPU seconds of the whole machine during the run (/proc/stat): the batch, its
-    #: page-reading processes and the bench's fake servers.
+    #: shard processes and the bench's fake servers.
     machine_cpu_s: float | None = None
 
 
@@ -476,7 +476,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"workers {r.workers}: {r.urls_per_s:.1f} URLs/s, machine CPU "
                   f"{_fmt(r.machine_cpu_s, '.2f')}s = "
                   f"{_fmt(1e3 * r.machine_cpu_s / r.urls if r.machine_cpu_s else None, '.1f')}"
-                  f" ms/URL (batch, reader processes and this bench's fake servers)")
+                  f" ms/URL (batch, shard processes and this bench's fake servers)")
         print(f"target: 2 workers >= 1.7 x the URLs/s of 1 worker ({scaling_ratio:.2f}) -> "
               f"{verdict(scaling_ratio >= 1.7)} (fake servers in this process, on the same "
               f"{os.cpu_count()} CPUs)")

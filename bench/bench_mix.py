@@ -15,7 +15,12 @@ across them). A :class:`~tests.fakes.site_server.SiteServer` serves them on 127.
 default retrieval method (``hybrid``; ``--method`` to change), subpages crawled as by
 default and ``--no-cache``; every URL must end as one stored evaluation.
 
-CPU per URL is the batch's CPU (the process and its page-reading workers: the machine's
+``--per-url`` measures each URL alone as well: :func:`leadengine.pipeline.evaluate_url`
+(fetch, read, evaluate; not the store) on every URL in turn in this process, after a
+warm-up (knowledge base, model), the CPU of the calling thread for each (the servers'
+threads not counted): median, p90, max, and the costliest sites.
+
+CPU per URL is the batch's CPU (the process and its shard processes: the machine's
 busy time from ``/proc/stat`` during the run, less this process's own, which serves the
 sites) divided by the URLs; the median of ``--repeats`` runs is reported, with the
 batch's own ``os.wait4`` CPU beside it. ``--profile`` adds one cProfile run of the
@@ -111,6 +116,33 @@ def one_run(source: Path, tmp: Path, urls: int, method: str, workers: int | None
             "cpu_ms_per_url": round(1000 * (machine if machine else own) / urls, 2)}
 
 
+def per_url(urls: list[str], method: str) -> dict[str, Any]:
+    """Thread CPU of evaluating each URL alone (after one warm-up evaluation)."""
+    import asyncio
+    import time
+
+    from leadengine import KnowledgeBase, Settings
+    from leadengine.evaluators import make_evaluator
+    from leadengine.pipeline import evaluate_url
+
+    settings = Settings(provider="heuristic", retrieval_method=method, allow_private=True,
+                        host_delay=0.0, use_cache=False)
+    kb = KnowledgeBase.from_settings(settings)
+    evaluator = make_evaluator(settings, kb)
+    asyncio.run(evaluate_url(urls[0], settings, kb, evaluator))
+    costs: list[tuple[float, str]] = []
+    for url in urls:
+        start = time.thread_time()
+        asyncio.run(evaluate_url(url, settings, kb, evaluator))
+        costs.append((1000 * (time.thread_time() - start), url))
+    values = sorted(cost for cost, _ in costs)
+    return {"median_ms": round(statistics.median(values), 2),
+            "p90_ms": round(values[int(0.9 * (len(values) - 1))], 2),
+            "max_ms": round(values[-1], 2), "mean_ms": round(statistics.fmean(values), 2),
+            "costliest": [(round(cost, 1), url.rsplit("/", 2)[-2])
+                          for cost, url in sorted(costs, reverse=True)[:8]]}
+
+
 def _self_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -126,6 +158,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--per-url", action="store_true",
+                        help="also each URL alone, in this process (median CPU per URL)")
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="3 variants, 1 run")
     args = parser.parse_args()
@@ -140,6 +174,8 @@ def main() -> None:
             source.write_text("".join(server.url(p) + "\n" for p in paths), encoding="utf-8")
             runs = [one_run(source, tmp, len(paths), args.method, args.workers,
                             args.concurrency, f"run{i}") for i in range(args.repeats)]
+            alone = per_url([server.url(p) for p in paths], args.method) \
+                if args.per_url else {}
             profile: dict[str, Any] = {}
             if args.profile:
                 prof = tmp / "mix.prof"
@@ -162,10 +198,16 @@ def main() -> None:
         for row in profile["top_cumtime"][:args.top]:
             print(f"  {1000 * row['cumtime_s'] / len(paths):7.2f} ms/URL cum  "
                   f"{row['function']}")
+    if alone:
+        print(f"each URL alone (fetch, read, evaluate; thread CPU): median "
+              f"{alone['median_ms']:.1f} ms, p90 {alone['p90_ms']:.1f}, max "
+              f"{alone['max_ms']:.1f}, mean {alone['mean_ms']:.1f}; costliest: "
+              + ", ".join(f"{name} {cost:g}" for cost, name in alone["costliest"]))
     ok = median <= TARGET_MS
     print(f"median CPU per URL {median:.1f} ms (target <= {TARGET_MS:g}) -> {verdict(ok)}")
     write_results(RESULTS, {**run_info(args), "sites": len(sites), "urls": len(paths),
                             "runs": runs, "median_cpu_ms_per_url": median,
+                            "per_url": alone,
                             "profile": {k: v for k, v in profile.items()
                                         if k in ("by_component", "cpu_s")}})
     sys.exit(0 if ok else 1)

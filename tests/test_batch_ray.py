@@ -18,14 +18,12 @@ import pytest
 
 from leadengine import KnowledgeBase, Settings
 from leadengine.batch import normalise_url, run_batch
-from leadengine.batch_input import Row
 from leadengine.batch_ray import (
     LimitsHolder,
     RayOptions,
     check_reachable,
     run_batch_on_ray,
     shard_error,
-    split_rows,
 )
 from leadengine.errors import ConfigError, LeadEngineError, QuotaExhausted
 from leadengine.store import Store
@@ -238,16 +236,6 @@ def test_help_does_not_import_ray() -> None:
                           text=True, timeout=60)
     assert "--engine [local|ray]" in done.stdout and "--address ADDRESS" in done.stdout
     assert done.stderr.strip() == "False", done.stderr
-
-
-def test_rows_are_sharded_by_url_so_duplicates_meet() -> None:
-    rows = [Row(index=i, raw=raw, passthrough={}) for i, raw in enumerate(
-        ["https://a.example/", "HTTPS://A.example", "https://b.example/x", "", "bad url"])]
-    parts = split_rows(rows, 3)
-    assert sorted(r.index for part in parts for r in part) == [0, 1, 2, 3, 4]
-    assert any({0, 1} <= {r.index for r in part} for part in parts)
-    for part in parts:
-        assert [r.index for r in part] == sorted(r.index for r in part)
 
 
 def test_a_failed_shard_says_why_in_one_line() -> None:

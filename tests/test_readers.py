@@ -1,136 +1,178 @@
-"""Pages read in worker processes (``--workers``): the same sites and evaluations as
-reading them in the batch's own process, and a worker killed mid-page costs a retry,
-not the row."""
+"""A batch on every core (``--workers``): its rows in shard processes, each running the
+whole pipeline. The same stored evaluations as one process; a killed shard carries on;
+a URL whose shard dies twice on it fails alone; rate limits are shared out."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import os
 import signal
-import threading
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from leadengine.batch import normalise_url
+from leadengine.batch_input import Row
+from leadengine.batch_shards import KILLED_TWICE, shard_count, share_limits, split_rows
+from leadengine.batch_summary import Summary
 from leadengine.cli import cli
 from leadengine.config import Settings
-from leadengine.errors import ContentError
-from leadengine.web.fetch import Page
-from leadengine.web.readers import PoolReader, default_workers
-from leadengine.web.site import load_site
-from tests.conftest import SITES
+from leadengine.evaluators import make_evaluator
+from leadengine.evaluators.llm import LLMEvaluator
+from leadengine.knowledge import KnowledgeBase
+from leadengine.store import Store
+from leadengine.web.readers import default_workers
+from tests.conftest import REPO, SITES
 from tests.fakes.site_server import SiteServer
 
 NAMES = ["bangkok-clinic-mature", "bangkok-restaurant-thai", "yangon-clinic-burmese",
          "mandalay-hotel-robots", "bangkok-tutoring-mixed", "london-bakery"]
-HUGE = (SITES / "huge-page" / "index.html").read_text(encoding="utf-8", errors="replace")
+ENV = {"LEADENGINE_ALLOW_PRIVATE": "1", "LEADENGINE_PROVIDER": "heuristic",
+       "LEADENGINE_RETRIEVAL": "keyword", "LEADENGINE_MAX_PAGES": "0",
+       "LEADENGINE_HOST_DELAY": "0"}
 
 
-def huge_page() -> Page:
-    return Page(url="http://huge.example/", final_url="http://huge.example/", status=200,
-                content_type="text/html", html=HUGE, encoding="utf-8", truncated=False,
-                fetched_at=0.0)
+def export(db: Path, out: Path) -> dict[str, dict[str, object]]:
+    result = CliRunner().invoke(cli, ["export", "--db", str(db), "--format", "json",
+                                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return {row["url"]: {k: v for k, v in row.items()
+                         if k not in ("evaluated_at", "elapsed", "run", "run_id",
+                                      "fetched_at", "elapsed_seconds")}
+            for row in json.loads(out.read_text(encoding="utf-8"))}
 
 
-@pytest.fixture(scope="module")
-def pool() -> PoolReader:
-    reader = PoolReader(2)
-    yield reader
-    reader.close()
-
-
-def test_a_site_read_in_a_worker_is_the_site_read_here(pool: PoolReader) -> None:
-    settings = Settings(max_pages=3)
-    for name in NAMES:
-        target = str(SITES / name / "index.html")
-        here = asyncio.run(load_site(target, settings))
-        there = asyncio.run(load_site(target, settings, reader=pool))
-        assert there.content == here.content, name
-        assert there.location == here.location and there.category == here.category, name
-        assert there.signals.as_dict() == here.signals.as_dict(), name
-        assert there.pages == here.pages and there.failed_pages == here.failed_pages
-
-
-def kill_workers(reader: PoolReader) -> int:
-    pids = list(reader._pool._processes or {})  # type: ignore[attr-defined]
-    for pid in pids:
-        os.kill(pid, signal.SIGKILL)
-    return len(pids)
-
-
-def test_a_worker_killed_mid_page_costs_a_retry_not_the_page() -> None:
-    reader = PoolReader(1)
-    try:
-        asyncio.run(reader.page(huge_page(), None))  # the worker is up
-
-        async def read_while_killed() -> None:
-            task = asyncio.ensure_future(reader.home(huge_page(), 0, None))
-            await asyncio.sleep(0.15)  # reading takes ~0.4 s of CPU
-            assert kill_workers(reader) == 1
-            _links, read = await task
-            assert read.page.url == "http://huge.example/" and read.extracted.text
-
-        asyncio.run(read_while_killed())
-        assert reader.restarts == 1
-    finally:
-        reader.close()
-
-
-def test_a_page_that_kills_its_worker_twice_fails_with_one_line() -> None:
-    reader = PoolReader(1)
-    stop = threading.Event()
-
-    def killer() -> None:
-        while not stop.is_set():
-            with contextlib.suppress(ProcessLookupError, AttributeError, RuntimeError):
-                kill_workers(reader)
-            time.sleep(0.05)
-
-    try:
-        asyncio.run(reader.page(huge_page(), None))
-        thread = threading.Thread(target=killer, daemon=True)
-        thread.start()
-        with pytest.raises(ContentError) as caught:
-            asyncio.run(reader.home(huge_page(), 0, None))
-        stop.set()
-        thread.join()
-        assert str(caught.value) == ("http://huge.example/: a page-reading process stopped "
-                                     "(killed, or out of memory) while reading it, twice")
-        # The pool works again for the next row.
-        assert asyncio.run(reader.page(huge_page(), None)).extracted.text
-    finally:
-        stop.set()
-        reader.close()
-
-
-def test_a_batch_with_workers_stores_what_a_batch_without_them_stores(tmp_path: Path
-                                                                      ) -> None:
-    stored = {}
+def test_a_batch_in_shards_stores_what_one_process_stores(tmp_path: Path) -> None:
+    stored, lines = {}, {}
     with SiteServer(SITES) as server:
-        rows = "url\n" + "\n".join(f"{server.base_url}/{n}/" for n in NAMES) + "\n"
+        # 6 sites, each under 6 addresses, one row twice and a bad row: 38 rows, 2 shards.
+        urls = [f"{server.base_url}/{n}/?v={v}" for n in NAMES for v in range(6)]
+        rows = "url\n" + "\n".join([*urls, urls[0], "not a url"]) + "\n"
         (tmp_path / "leads.csv").write_text(rows, encoding="utf-8")
         for workers in ("0", "2"):
             db = tmp_path / f"w{workers}.db"
             result = CliRunner().invoke(cli, [
                 "batch", str(tmp_path / "leads.csv"), "--db", str(db), "--provider",
                 "heuristic", "--method", "keyword", "--workers", workers, "--host-delay",
-                "0", "--allow-private"])
+                "0", "--allow-private", "--max-pages", "0"])
             assert result.exit_code == 0, result.output
-            out = tmp_path / f"w{workers}.json"
-            result = CliRunner().invoke(cli, ["export", "--db", str(db), "--format", "json",
-                                              "-o", str(out)])
-            assert result.exit_code == 0, result.output
-            stored[workers] = {
-                row["url"]: {k: v for k, v in row.items()
-                             if k not in ("evaluated_at", "elapsed", "run", "run_id",
-                                          "fetched_at", "elapsed_seconds")}
-                for row in json.loads(out.read_text(encoding="utf-8"))}
-    assert len(stored["0"]) == len(NAMES)
+            lines[workers] = next(line for line in result.output.splitlines()
+                                  if line.startswith("run 1:")).split(";")[0]
+            stored[workers] = export(db, tmp_path / f"w{workers}.json")
+            assert len(Store(str(db)).runs()) == 1  # one run, whatever the processes
+    assert len(stored["0"]) == len(urls)
     assert stored["2"] == stored["0"]
+    assert lines["2"] == lines["0"] == ("run 1: 36 evaluated, 1 failed, 0 already done, "
+                                        "1 duplicates, 0 pages from snapshots")
+
+
+def shard_pids(parent: int) -> list[int]:
+    """The shard processes of a batch: the children of its fork server (a child of
+    ``parent``)."""
+    def children(pid: int) -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                except OSError:
+                    continue
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        return found
+    return [shard for server in children(parent) for shard in children(server)]
+
+
+def start_batch(tmp_path: Path, urls: list[str], db: Path) -> subprocess.Popen[bytes]:
+    (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
+    command = [sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"),
+               "--db", str(db), "--workers", "2", "--concurrency", "2", "--per-host", "4"]
+    return subprocess.Popen(command, env={**os.environ, **ENV}, cwd=REPO,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_for(check: object, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not check() and time.monotonic() < deadline:  # type: ignore[operator]
+        time.sleep(0.1)
+
+
+def test_a_killed_shard_carries_on_and_nothing_is_lost(sites: SiteServer,
+                                                       tmp_path: Path) -> None:
+    page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
+    sites.route("/shard-kill/", body=page, delay=0.2)
+    urls = [sites.url(f"shard-kill/?lead={i}") for i in range(40)]
+    db = tmp_path / "r.db"
+    process = start_batch(tmp_path, urls, db)
+    try:
+        wait_for(lambda: len(shard_pids(process.pid)) == 2 and db.exists()
+                 and len(list(Store(str(db)).evaluations())) >= 4)
+        victims = shard_pids(process.pid)
+        assert len(victims) == 2
+        os.kill(victims[0], signal.SIGKILL)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err.decode()
+    stored = [r["url"] for r in Store(str(db)).evaluations()]
+    assert sorted(stored) == sorted(normalise_url(u) for u in urls)  # each exactly once
+    assert Store(str(db)).errors() == []
+
+
+def test_a_url_whose_shard_dies_twice_on_it_fails_alone(sites: SiteServer,
+                                                        tmp_path: Path) -> None:
+    page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
+    sites.route("/shard-fast/", body=page)
+    sites.route("/shard-poison/", body=page, delay=60)
+    urls = [sites.url(f"shard-fast/?lead={i}") for i in range(40)]
+    poison = sites.url("shard-poison/")
+    db = tmp_path / "r.db"
+    process = start_batch(tmp_path, [*urls, poison], db)
+    try:
+        for _ in range(2):  # the fast rows finish; the shard on the poison URL is killed
+            wait_for(lambda: db.exists() and len(list(Store(str(db)).evaluations())) == 40
+                     and len(shard_pids(process.pid)) == 1)
+            time.sleep(1.0)  # it has asked for the poison page
+            pids = shard_pids(process.pid)
+            assert len(pids) == 1
+            os.kill(pids[0], signal.SIGKILL)
+            wait_for(lambda victim=pids[0]: victim not in shard_pids(process.pid))
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err.decode()
+    assert len(list(Store(str(db)).evaluations())) == 40
+    assert [e["error"] for e in Store(str(db)).errors()] == [
+        f"{normalise_url(poison)}: {KILLED_TWICE}"]
+
+
+def test_small_batches_stay_in_one_process_and_rows_meet_their_duplicates() -> None:
+    assert shard_count(2, 31) == 1 and shard_count(2, 32) == 2 and shard_count(8, 40) == 2
+    rows = [Row(index=i, raw=raw, passthrough={}) for i, raw in enumerate(
+        ["https://a.example/", "HTTPS://A.example", "https://b.example/x", "", "bad url"])]
+    parts = split_rows(rows, 3)
+    assert sorted(r.index for part in parts for r in part) == [0, 1, 2, 3, 4]
+    assert any({0, 1} <= {r.index for r in part} for part in parts)
+
+
+def test_each_shard_gets_its_share_of_the_rate_limits(kb: KnowledgeBase,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LEADENGINE_API_KEY", "k")
+    settings = Settings(provider="custom", base_url="http://127.0.0.1:9/v1", llm_rpm=30,
+                        llm_tpm=6000, llm_rpd=1000)
+    evaluator = make_evaluator(settings, kb)
+    assert isinstance(evaluator, LLMEvaluator)
+    share_limits(evaluator, 2)
+    limiter = evaluator.limiter
+    assert limiter.requests is not None and limiter.tokens is not None
+    assert limiter.day is not None
+    assert (limiter.requests.capacity, limiter.tokens.capacity, limiter.day.limit) == (
+        15, 3000, 500)
+    assert Summary().line().startswith("run 0: 0 evaluated")
 
 
 def test_workers_option_is_checked_and_defaults_to_the_cores() -> None:

@@ -43,6 +43,7 @@ from leadengine.batch_input import input_is_seekable as input_is_seekable
 from leadengine.batch_input import input_name
 from leadengine.batch_input import read_rows as read_rows
 from leadengine.batch_input import sniff_delimiter as sniff_delimiter
+from leadengine.batch_shards import run_shards, shard_count
 from leadengine.batch_summary import Summary as Summary  # re-exported: run_batch's result
 from leadengine.batch_summary import failure_reason as failure_reason
 from leadengine.config import Settings
@@ -59,7 +60,7 @@ from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
 from leadengine.store import CLAIM_LEASE, RunKey, Store
 from leadengine.web.fetch import make_client, normalise_target
-from leadengine.web.readers import InlineReader, PoolReader, default_workers
+from leadengine.web.readers import InlineReader, default_workers
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import Reader, load_site
 
@@ -174,8 +175,11 @@ class BatchRun:
         self.key = RunKey(0, kb.version, self.evaluator.name, self.evaluator.model)
         self.known: dict[str, str] = {}
         self.retry_since: float | None = None
-        #: Where pages are read (set by :meth:`run`).
+        #: Where pages are read.
         self.reader: Reader = InlineReader()
+        #: Told ("start" | "end", url) around each URL this process evaluates (a shard
+        #: tells its parent which URL it was on if it dies).
+        self.on_url: Callable[[str, str], None] | None = None
 
     def start(self) -> None:
         """Record the run and read which URLs are stored already."""
@@ -188,37 +192,48 @@ class BatchRun:
         self.summary.run_id = self.key.run_id
         self.known = self.store.states(self.key)
 
+    def adopt(self, key: RunKey, retry_since: float | None) -> None:
+        """Work under a run another process started (a shard of its batch)."""
+        self.key, self.retry_since = key, retry_since
+        self.summary.run_id = key.run_id
+        self.known = self.store.states(key)
+
     async def run(self, rows: Iterable[Row]) -> Summary:
-        """Start the run, work through ``rows`` and record how the run ended
-        (``interrupted`` on any exception or cancellation, which is re-raised)."""
+        """Start the run, work through ``rows`` (in shard processes when the settings
+        allow more than one worker and there are rows enough: see
+        :mod:`leadengine.batch_shards`) and record how the run ended (``interrupted`` on
+        any exception or cancellation, which is re-raised)."""
         self.start()
         self.log_progress()  # the run is recorded: a progress bar or page can name it
         beat = asyncio.create_task(self.heartbeat())
         workers = self.settings.workers
         workers = default_workers() if workers is None else workers
-        # Pages are read in worker processes: this loop fetches, waits and stores.
-        self.reader = PoolReader(workers) if workers else InlineReader()
         try:
-            async with make_client(self.settings) as client:
-                # One robots.txt per origin for the whole batch, not one per row.
-                robots = RobotsPolicy(client, self.settings)
-                await asyncio.gather(self.produce(rows),
-                                     *(self.work(client, robots)
-                                       for _ in range(self.options.concurrency)))
+            if workers > 1:
+                rows = list(rows)
+                shards = shard_count(workers, len(rows))
+            if workers > 1 and shards > 1:
+                await run_shards(self, list(rows), shards)
+            else:
+                await self.process(rows)
+                self.summary.reused_pages = self.snapshots.reused
         except BaseException:
             beat.cancel()
-            self.close_reader()
             self.store.finish_run(self.key.run_id, "interrupted", self.summary.skips())
             raise
         beat.cancel()
-        self.close_reader()
         self.store.finish_run(self.key.run_id, "done", self.summary.skips())
-        self.summary.reused_pages = self.snapshots.reused
         return self.summary
 
-    def close_reader(self) -> None:
-        if isinstance(self.reader, PoolReader):
-            self.reader.close()
+    async def process(self, rows: Iterable[Row]) -> None:
+        """Work through ``rows`` in this process: ``concurrency`` workers fetch, read,
+        evaluate and store."""
+        async with make_client(self.settings) as client:
+            # One robots.txt per origin for the whole batch, not one per row.
+            robots = RobotsPolicy(client, self.settings)
+            await asyncio.gather(self.produce(rows),
+                                 *(self.work(client, robots)
+                                   for _ in range(self.options.concurrency)))
 
     async def heartbeat(self) -> None:
         # Shows the run alive (its counters with it) and renews its claims; a beat the
@@ -283,7 +298,11 @@ class BatchRun:
         while (item := await self.queue.get()) is not None:
             row, url = item
             if self.claimed(url):
+                if self.on_url is not None:
+                    self.on_url("start", url)
                 await self.work_one(client, robots, row, url)
+                if self.on_url is not None:
+                    self.on_url("end", url)
 
     def claimed(self, url: str) -> bool:
         """Claim ``url`` for this run; a row another run has, or has finished since the

@@ -28,14 +28,14 @@ import asyncio
 import dataclasses
 import math
 import socket
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from leadengine.batch import Row, normalise_url, read_rows, run_batch
+from leadengine.batch import Row, read_rows, run_batch
 from leadengine.batch_input import input_name
+from leadengine.batch_shards import merge, split_rows
 from leadengine.batch_summary import Summary
 from leadengine.config import Settings
 from leadengine.errors import ConfigError, LeadEngineError
@@ -118,35 +118,11 @@ def connect(ray: Any, address: str | None) -> None:
         raise ConfigError(f"cannot reach the Ray cluster at {where}: {first}") from None
 
 
-def shard_of(row: Row, shards: int) -> int:
-    """The shard of ``row``: by its normalised URL (duplicates meet), else its index."""
-    try:
-        key = normalise_url(row.raw) if row.error is None else f"#{row.index}"
-    except LeadEngineError:
-        key = f"#{row.index}"
-    return zlib.crc32(key.encode("utf-8", "replace")) % shards
-
-
-def split_rows(rows: Sequence[Row], shards: int) -> list[list[Row]]:
-    """``rows`` in ``shards`` lists (input order kept within each), empty ones dropped."""
-    parts: list[list[Row]] = [[] for _ in range(shards)]
-    for row in rows:
-        parts[shard_of(row, shards)].append(row)
-    return [part for part in parts if part]
-
-
-def merge(summaries: Sequence[Summary], started: float) -> Summary:
-    """One summary of the shards' runs."""
-    total = Summary(started=started)
-    for part in summaries:
-        for name in ("total", "done", "failed", "skipped_done", "skipped_failed",
-                     "duplicates", "elsewhere", "tokens", "cost_usd", "reused_pages"):
-            setattr(total, name, getattr(total, name) + getattr(part, name))
-        total.elsewhere_runs |= part.elsewhere_runs
-        total.reasons.update(part.reasons)
-    runs = sorted(part.run_id for part in summaries)
-    total.run_id = runs[0] if runs else 0
-    total.run_ids = runs
+def merge_runs(summaries: Sequence[Summary], started: float) -> Summary:
+    """One summary of the shards' runs (each shard is a run of its own)."""
+    total = merge(summaries, Summary(started=started))
+    total.run_ids = sorted(part.run_id for part in summaries)
+    total.run_id = total.run_ids[0] if total.run_ids else 0
     return total
 
 
@@ -253,7 +229,7 @@ def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBa
         for ref in refs:
             ray.cancel(ref, force=True)
         raise shard_error(exc) from None
-    return merge(summaries, started)
+    return merge_runs(summaries, started)
 
 
 def shard_error(exc: BaseException) -> BaseException:

@@ -74,8 +74,8 @@ def _store(db: str | None, create: bool = True) -> Store:
 @click.option("--host-delay", type=click.FloatRange(min=0), default=None,
               help="Seconds between two sites on one host (default 0.5).")
 @click.option("--workers", type=click.IntRange(min=0), default=None,
-              help="Processes that read pages (default: one per core; 0: read them in "
-                   "this process).")
+              help="Processes the batch runs in, each with its share of the URLs "
+                   "(default: one per core; 0 or 1: this process only).")
 @click.option("--engine", type=click.Choice(["local", "ray"]), default="local",
               show_default=True,
               help="Where the batch runs: this machine, or a Ray cluster (shards share a "

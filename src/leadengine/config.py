@@ -163,8 +163,8 @@ class Settings:
     llm_rpd: int | None = None
     #: Seconds between two sites' evaluations on the same host in a batch.
     host_delay: float = 0.5
-    #: Processes that read pages in a batch (parse, extract, signals, location); None =
-    #: one per core; 0 = read them in the batch's own process.
+    #: Processes a batch runs in, each with its share of the rows (fetch, read, evaluate,
+    #: store); None = one per core; 0 or 1 = the batch's own process only.
     workers: int | None = None
     #: Results database of ``batch``, ``export``, ``runs``, ``show`` and ``serve``: a file
     #: path (SQLite) or a URL such as ``postgresql://user@host/leads``.
