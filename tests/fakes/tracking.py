@@ -20,6 +20,10 @@ class TrackingServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = False
+    # socketserver's default listen backlog is 5: a batch opening 64 connections at once
+    # overflowed it, and the dropped SYNs came back after 1 s, 3 s... (TCP's retry), or
+    # as a broken connection.
+    request_queue_size = 1024
 
     def __init__(self, owner: Any, handler: type[BaseHTTPRequestHandler]) -> None:
         self.owner = owner
