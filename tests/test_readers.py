@@ -17,7 +17,13 @@ from click.testing import CliRunner
 
 from leadengine.batch import normalise_url
 from leadengine.batch_input import Row
-from leadengine.batch_shards import KILLED_TWICE, shard_count, share_limits, split_rows
+from leadengine.batch_shards import (
+    KILLED_TWICE,
+    default_workers,
+    shard_count,
+    share_limits,
+    split_rows,
+)
 from leadengine.batch_summary import Summary
 from leadengine.cli import cli
 from leadengine.config import Settings
@@ -25,7 +31,6 @@ from leadengine.evaluators import make_evaluator
 from leadengine.evaluators.llm import LLMEvaluator
 from leadengine.knowledge import KnowledgeBase
 from leadengine.store import Store
-from leadengine.web.readers import default_workers
 from tests.conftest import REPO, SITES
 from tests.fakes.site_server import SiteServer
 
@@ -121,6 +126,8 @@ def test_a_killed_shard_carries_on_and_nothing_is_lost(sites: SiteServer,
     stored = [r["url"] for r in Store(str(db)).evaluations()]
     assert sorted(stored) == sorted(normalise_url(u) for u in urls)  # each exactly once
     assert Store(str(db)).errors() == []
+    # The rows the killed process stored are this run's work, not "already done".
+    assert "run 1: 40 evaluated, 0 failed, 0 already done" in err.decode()
 
 
 def test_a_url_whose_shard_dies_twice_on_it_fails_alone(sites: SiteServer,

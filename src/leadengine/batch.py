@@ -1,4 +1,4 @@
-"""Many URLs: read the input as a stream, evaluate concurrently, commit each result.
+"""Many URLs: read the input as a stream, evaluate concurrently, store the results.
 
 Input is a text file of URLs (one per line, ``#`` comments allowed) or a CSV with a
 ``url`` (or ``website``) column, separated by commas, semicolons or tabs; every other
@@ -9,7 +9,9 @@ error, never dropped, and so is a line that cannot be read (an unbalanced quote 
 not fold the rows after it into one: see :func:`read_rows`). Rows already done under
 the same knowledge-base version, provider and model are skipped, so re-running an
 interrupted batch resumes it; failed rows are retried with ``retry_failed``. Each run
-keeps its own counters in the store.
+keeps its own counters in the store. Rows are claimed a few at a time and their results
+written in groups, a tenth of a second apart at most (:mod:`leadengine.store_results`):
+a killed batch does again at most the rows it finished in its last tenth of a second.
 
 Several batches may run on one database at once: each URL is claimed in the store
 before it is fetched, so no URL is evaluated (or paid for) twice; a URL another live
@@ -43,7 +45,7 @@ from leadengine.batch_input import input_is_seekable as input_is_seekable
 from leadengine.batch_input import input_name
 from leadengine.batch_input import read_rows as read_rows
 from leadengine.batch_input import sniff_delimiter as sniff_delimiter
-from leadengine.batch_shards import run_shards, shard_count
+from leadengine.batch_shards import default_workers, run_shards, shard_count
 from leadengine.batch_summary import Summary as Summary  # re-exported: run_batch's result
 from leadengine.batch_summary import failure_reason as failure_reason
 from leadengine.config import Settings
@@ -58,14 +60,17 @@ from leadengine.evaluators import Evaluator, make_evaluator
 from leadengine.knowledge import KnowledgeBase
 from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
-from leadengine.store import CLAIM_LEASE, RunKey, Store
+from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
+from leadengine.store_results import FLUSH_EVERY, FLUSH_SIZE
 from leadengine.web.fetch import make_client, normalise_target
-from leadengine.web.readers import InlineReader, default_workers
+from leadengine.web.readers import InlineReader
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import Reader, load_site
 
 _SKIPS_EVERY = 2.0
 HEARTBEAT_EVERY = 5.0
+#: Rows claimed in one transaction (at most ``concurrency``).
+CLAIM_CHUNK = 16
 #: The plain progress lines of a batch without ``on_progress`` (INFO, every
 #: ``log_every`` seconds): the library never prints, the CLI shows them on stderr.
 progress_log = logging.getLogger("leadengine.progress")
@@ -110,7 +115,7 @@ async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBas
                     rows: Iterable[Row] | None = None, encoding: str | None = None,
                     lease: float = CLAIM_LEASE,
                     evaluator: Evaluator | None = None) -> Summary:
-    """Evaluate every row of ``input_path`` and store each result as it completes.
+    """Evaluate every row of ``input_path`` and store the results as they complete.
     ``on_progress`` is called after every row (a progress bar); without it a plain
     progress line is logged to ``leadengine.progress`` (INFO) every ``log_every``
     seconds, which the CLI shows on stderr. Every fetched page is kept as a snapshot;
@@ -174,9 +179,13 @@ class BatchRun:
         # Set by start():
         self.key = RunKey(0, kb.version, self.evaluator.name, self.evaluator.model)
         self.known: dict[str, str] = {}
+        #: URLs this very run stored before (see :meth:`adopt`): their error, or None.
+        self.ours: dict[str, str | None] = {}
         self.retry_since: float | None = None
         #: Where pages are read.
         self.reader: Reader = InlineReader()
+        #: Outcomes not written yet (see :meth:`flush`).
+        self.pending: list[Outcome] = []
         #: Told ("start" | "end", url) around each URL this process evaluates (a shard
         #: tells its parent which URL it was on if it dies).
         self.on_url: Callable[[str, str], None] | None = None
@@ -193,10 +202,14 @@ class BatchRun:
         self.known = self.store.states(self.key)
 
     def adopt(self, key: RunKey, retry_since: float | None) -> None:
-        """Work under a run another process started (a shard of its batch)."""
+        """Work under a run another process started (a shard of its batch). Rows this run
+        stored already (a shard started again after its process died) count as this
+        run's work, not as done before."""
         self.key, self.retry_since = key, retry_since
         self.summary.run_id = key.run_id
         self.known = self.store.states(key)
+        self.ours = {row["url"]: row["error"] for row in self.store.errors(key.run_id)}
+        self.ours.update((url, None) for url in self.store.urls_of_run(key.run_id))
 
     async def run(self, rows: Iterable[Row]) -> Summary:
         """Start the run, work through ``rows`` (in shard processes when the settings
@@ -211,8 +224,8 @@ class BatchRun:
         try:
             if workers > 1:
                 rows = list(rows)
-                shards = shard_count(workers, len(rows))
-            if workers > 1 and shards > 1:
+            shards = shard_count(workers, len(rows)) if isinstance(rows, list) else 1
+            if shards > 1:
                 await run_shards(self, list(rows), shards)
             else:
                 await self.process(rows)
@@ -227,13 +240,42 @@ class BatchRun:
 
     async def process(self, rows: Iterable[Row]) -> None:
         """Work through ``rows`` in this process: ``concurrency`` workers fetch, read,
-        evaluate and store."""
+        evaluate and store; results are written in groups (:meth:`flush`), the last of
+        them before this returns or raises."""
         async with make_client(self.settings) as client:
             # One robots.txt per origin for the whole batch, not one per row.
             robots = RobotsPolicy(client, self.settings)
-            await asyncio.gather(self.produce(rows),
-                                 *(self.work(client, robots)
-                                   for _ in range(self.options.concurrency)))
+            finished = asyncio.Event()
+
+            async def workers() -> None:
+                try:
+                    await asyncio.gather(*(self.work(client, robots)
+                                           for _ in range(self.options.concurrency)))
+                finally:
+                    finished.set()
+
+            try:
+                await asyncio.gather(self.produce(rows), workers(),
+                                     self.flush_often(finished))
+            except BaseException:
+                with contextlib.suppress(StoreError):
+                    self.flush()  # what finished before the stop is kept
+                raise
+
+    async def flush_often(self, finished: asyncio.Event) -> None:
+        """Write the results waiting every :data:`FLUSH_EVERY` seconds until the workers
+        have finished, and then the last of them."""
+        while not finished.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(finished.wait(), FLUSH_EVERY)
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the outcomes and page snapshots waiting, in one transaction."""
+        outcomes, self.pending = self.pending, []
+        pages = self.snapshots.take()
+        if outcomes or pages:
+            self.store.record_outcomes(self.key, outcomes, pages)
 
     async def heartbeat(self) -> None:
         # Shows the run alive (its counters with it) and renews its claims; a beat the
@@ -247,16 +289,32 @@ class BatchRun:
     # -- reading -----------------------------------------------------------------------
 
     async def produce(self, rows: Iterable[Row]) -> None:
-        """Queue the rows to do; then one end marker per worker, even on failure, so
-        that no worker waits for ever."""
+        """Queue the rows to do, claimed :data:`CLAIM_CHUNK` at a time; then one end
+        marker per worker, even on failure, so that no worker waits for ever."""
         try:
+            chunk: list[tuple[Row, str]] = []
+            size = min(CLAIM_CHUNK, self.options.concurrency)
             for row in rows:
                 url = self.admit(row)
                 if url is not None:
-                    await self.queue.put((row, url))
+                    chunk.append((row, url))
+                if len(chunk) >= size:
+                    await self.queue_claimed(chunk)
+                    chunk = []
+            await self.queue_claimed(chunk)
         finally:
             for _ in range(self.options.concurrency):
                 await self.queue.put(None)
+
+    async def queue_claimed(self, chunk: list[tuple[Row, str]]) -> None:
+        """Claim the rows of ``chunk`` in one transaction and queue those this run got."""
+        if not chunk:
+            return
+        claims = self.store.claim_urls(self.key, [url for _, url in chunk],
+                                       retry_since=self.retry_since, lease=self.options.lease)
+        for row, url in chunk:
+            if self.count_claim(claims[url]):
+                await self.queue.put((row, url))
 
     def admit(self, row: Row) -> str | None:
         """Count ``row`` and return its URL if it is to do; a row that cannot be read or
@@ -279,6 +337,13 @@ class BatchRun:
             self.skipped()
             return None
         self.seen.add(url)
+        if url in self.ours:
+            error = self.ours[url]
+            if error is None:
+                self.summary.done += 1
+            else:
+                self.summary.fail(failure_reason(error, url))
+            return None
         return None if self.count_stored(self.known.get(url)) else url
 
     def count_stored(self, state: str | None) -> bool:
@@ -297,18 +362,15 @@ class BatchRun:
     async def work(self, client: httpx.AsyncClient, robots: RobotsPolicy) -> None:
         while (item := await self.queue.get()) is not None:
             row, url = item
-            if self.claimed(url):
-                if self.on_url is not None:
-                    self.on_url("start", url)
-                await self.work_one(client, robots, row, url)
-                if self.on_url is not None:
-                    self.on_url("end", url)
+            if self.on_url is not None:
+                self.on_url("start", url)
+            await self.work_one(client, robots, row, url)
+            if self.on_url is not None:
+                self.on_url("end", url)
 
-    def claimed(self, url: str) -> bool:
-        """Claim ``url`` for this run; a row another run has, or has finished since the
-        batch started, is counted and skipped."""
-        claim = self.store.claim_url(self.key, url, retry_since=self.retry_since,
-                                     lease=self.options.lease)
+    def count_claim(self, claim: Claim) -> bool:
+        """Whether this run got the row's claim; a row another run has, or has finished
+        since the batch started, is counted and skipped."""
         if claim.state == "claimed":
             return True
         if claim.state == "elsewhere":
@@ -359,8 +421,7 @@ class BatchRun:
     # -- recording ---------------------------------------------------------------------
 
     def record_result(self, row: Row, url: str, evaluation: Evaluation) -> None:
-        self.store.record_evaluation(self.key, row.index, url,
-                                     evaluation.model_dump(mode="json"), row.passthrough)
+        self.keep(Outcome(row.index, url, row.passthrough, evaluation.model_dump(mode="json")))
         self.summary.done += 1
         self.summary.tokens += sum(v for k, v in evaluation.tokens.items()
                                    if k in ("prompt", "completion"))
@@ -370,8 +431,14 @@ class BatchRun:
         # Messages can carry a server's reply or a URL's user:password: both the stored
         # error and the summary's reason are redacted.
         message, where = safe_message(message), safe_message(where)
-        self.store.record_error(self.key, row.index, url, message, row.passthrough)
+        self.keep(Outcome.failed(row.index, url, message, row.passthrough))
         self.summary.fail(failure_reason(message, where))
+
+    def keep(self, outcome: Outcome) -> None:
+        """Hold ``outcome`` for the next group write (at once past :data:`FLUSH_SIZE`)."""
+        self.pending.append(outcome)
+        if len(self.pending) >= FLUSH_SIZE:
+            self.flush()
 
     def skipped(self) -> None:
         # Skips have no row of their own to count them with, so they are written now

@@ -24,11 +24,12 @@ import asyncio
 import contextlib
 import dataclasses
 import multiprocessing
-import queue
+import os
 import time
 import zlib
 from collections import Counter
 from collections.abc import Sequence
+from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 from leadengine.batch_input import Row
@@ -49,6 +50,14 @@ PROGRESS_EVERY = 0.1
 #: Said for a URL whose shard died twice while reading it.
 KILLED_TWICE = ("a batch process stopped (killed, or out of memory) while evaluating it, "
                 "twice")
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def shard_count(workers: int, rows: int) -> int:
@@ -120,9 +129,10 @@ class ShardJob:
     rows: list[Row]
 
 
-def shard_main(job: ShardJob, events: Any) -> None:
-    """A shard's process: the batch's pipeline on its rows (sent after start), its
-    progress and the URLs it starts and ends sent to the parent."""
+def shard_main(job: ShardJob, events: Connection) -> None:
+    """A shard's process: the batch's pipeline on its rows, its progress and the URLs it
+    starts and ends sent to the parent on ``events`` (a pipe: a send is one write, no
+    feeder thread, so telling costs microseconds a URL)."""
     from leadengine.batch import BatchOptions, BatchRun
     from leadengine.evaluators import make_evaluator
     from leadengine.store import Store
@@ -136,7 +146,7 @@ def shard_main(job: ShardJob, events: Any) -> None:
     def progress(summary: Summary) -> None:
         if time.monotonic() - sent[0] >= PROGRESS_EVERY:
             sent[0] = time.monotonic()
-            events.put(("progress", job.index, summary))
+            events.send(("progress", summary))
 
     options = BatchOptions(retry_failed=job.retry_failed, concurrency=job.concurrency,
                            per_host=job.per_host, on_progress=progress,
@@ -144,97 +154,144 @@ def shard_main(job: ShardJob, events: Any) -> None:
     store = Store(job.db)
     batch = BatchRun(job.name, settings, job.kb, store, options, evaluator)
     batch.adopt(job.key, job.retry_since)
-    batch.on_url = lambda what, url: events.put((what, job.index, url))
+    batch.on_url = lambda what, url: events.send((what, url))
     try:
         asyncio.run(batch.process(rows))
     except LeadEngineError as exc:
-        events.put(("error", job.index, exc))
+        events.send(("error", exc))
         return
     batch.summary.reused_pages = batch.snapshots.reused
-    events.put(("done", job.index, batch.summary))
+    events.send(("done", batch.summary))
+    events.close()
+
+
+@dataclasses.dataclass
+class Shard:
+    """The parent's view of one shard: its process, its pipe, what it said."""
+
+    job: ShardJob
+    process: Any = None
+    events: Connection | None = None
+    latest: Summary = dataclasses.field(default_factory=Summary)
+    finished: bool = False
+    deaths: int = 0
+    #: The URLs it has started and not ended.
+    in_flight: set[str] = dataclasses.field(default_factory=set)
 
 
 async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
     """Run ``batch`` (started) in ``shards`` processes; its summary holds their sum.
-    Any exception (a shard's LeadEngineError, a cancellation) stops every process."""
+    Any exception (a shard's LeadEngineError, a cancellation) stops every process.
+
+    The parent waits on the shards' pipes in its event loop (``add_reader``): an event
+    is handled when it arrives, and a pipe's end (its process exited or died) decides
+    whether the shard finished or is started again."""
     parts = split_rows(rows, shards)
-    # A fork server with the batch imported: a shard starts in milliseconds, and shares
-    # nothing (threads, database connections) with this process.
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["leadengine.batch"])
-    events = context.Queue()
+    context = start_processes()
+    loop = asyncio.get_running_loop()
     per_shard = max(1, -(-batch.options.concurrency // len(parts)))
-    jobs = [ShardJob(index, len(parts), batch.name, batch.settings, batch.kb,
-                     batch.store.url, batch.key, batch.retry_since, per_shard,
-                     batch.options.per_host, batch.options.max_age, batch.options.lease,
-                     batch.options.retry_failed, part) for index, part in enumerate(parts)]
+    states = [Shard(ShardJob(index, len(parts), batch.name, batch.settings, batch.kb,
+                             batch.store.url, batch.key, batch.retry_since, per_shard,
+                             batch.options.per_host, batch.options.max_age,
+                             batch.options.lease, batch.options.retry_failed, part))
+              for index, part in enumerate(parts)]
     by_url = {shard_key(row): row for row in rows}
-    latest = [Summary() for _ in parts]
-    finished: dict[int, Summary] = {}
-    in_flight: list[set[str]] = [set() for _ in parts]
-    deaths = [0] * len(parts)
     suspects: Counter[str] = Counter()
-    processes: dict[int, Any] = {}
+    ended: asyncio.Future[None] = loop.create_future()
 
-    def start(index: int) -> None:
-        process = context.Process(target=shard_main, args=(jobs[index], events),
-                                  daemon=True)
-        process.start()
-        processes[index] = process
+    def start(shard: Shard) -> None:
+        receive, send = context.Pipe(duplex=False)
+        shard.process = context.Process(target=shard_main, args=(shard.job, send),
+                                        daemon=True)
+        shard.process.start()
+        send.close()  # the child's end: the pipe ends when the child does
+        shard.events = receive
+        loop.add_reader(receive.fileno(), readable, shard)
 
-    def handle(event: tuple[str, int, Any]) -> None:
-        what, index, value = event
+    def readable(shard: Shard) -> None:
+        # One message a call: the loop calls again while the pipe has more (a poll()
+        # first would build a selector each time).
+        try:
+            assert shard.events is not None
+            try:
+                message = shard.events.recv()
+            except (EOFError, OSError):
+                gone(shard)
+            else:
+                handle(shard, message)
+            if all(state.finished for state in states) and not ended.done():
+                ended.set_result(None)
+        except BaseException as exc:  # raised in run_shards, not lost in a callback
+            if not ended.done():
+                ended.set_exception(exc)
+
+    def handle(shard: Shard, event: tuple[str, Any]) -> None:
+        what, value = event
         if what == "start":
-            in_flight[index].add(value)
+            shard.in_flight.add(value)
         elif what == "end":
-            in_flight[index].discard(value)
-        elif what == "progress":
-            latest[index] = value
-        elif what == "done":
-            latest[index] = finished[index] = value
+            shard.in_flight.discard(value)
+        elif what in ("progress", "done"):
+            shard.latest, shard.finished = value, what == "done"
+            merge([state.latest for state in states], batch.summary)
+            batch.log_progress()
         elif what == "error":
             raise value
-        merge(latest, batch.summary)
+
+    def gone(shard: Shard) -> None:
+        """The shard's pipe has ended: it finished, or its process died."""
+        assert shard.events is not None
+        loop.remove_reader(shard.events.fileno())
+        shard.events.close()
+        shard.process.join(timeout=5)
+        if shard.finished:
+            return
+        shard.deaths += 1
+        if shard.deaths > SHARD_RETRIES:
+            raise LeadEngineError(
+                f"a batch process died {shard.deaths} times (killed, or out of memory); "
+                "what was stored stays: run the same command again to resume")
+        for url in shard.in_flight:
+            suspects[url] += 1
+            if suspects[url] >= 2 and url in by_url:
+                row = by_url[url]
+                batch.store.record_error(batch.key, row.index, url, f"{url}: {KILLED_TWICE}",
+                                         row.passthrough)
+        shard.in_flight.clear()
+        start(shard)
 
     try:
-        for index in range(len(parts)):
-            start(index)
-        while len(finished) < len(parts):
-            try:
-                handle(events.get(timeout=0.05))
-                while True:
-                    handle(events.get_nowait())
-            except queue.Empty:
-                pass
-            batch.log_progress()
-            await asyncio.sleep(0)
-            for index, process in list(processes.items()):
-                if index in finished or process.is_alive():
-                    continue
-                await asyncio.sleep(0.05)  # its last events may still be in the pipe
-                with contextlib.suppress(queue.Empty):
-                    while True:
-                        handle(events.get_nowait())
-                if index in finished:
-                    continue
-                deaths[index] += 1
-                if deaths[index] > SHARD_RETRIES:
-                    raise LeadEngineError(
-                        f"a batch process died {deaths[index]} times (killed, or out of "
-                        "memory); what was stored stays: run the same command again to "
-                        "resume")
-                for url in in_flight[index]:
-                    suspects[url] += 1
-                    if suspects[url] >= 2 and url in by_url:
-                        row = by_url[url]
-                        batch.store.record_error(batch.key, row.index, url,
-                                                 f"{url}: {KILLED_TWICE}", row.passthrough)
-                in_flight[index].clear()
-                start(index)
+        for shard in states:
+            start(shard)
+        await ended
     finally:
-        for process in processes.values():
-            if process.is_alive():
-                process.terminate()
-        for process in processes.values():
-            process.join(timeout=5)
-        events.close()
+        for shard in states:
+            if shard.events is not None and not shard.events.closed:
+                loop.remove_reader(shard.events.fileno())
+                shard.events.close()
+            if shard.process is not None and shard.process.is_alive():
+                shard.process.terminate()
+        for shard in states:
+            if shard.process is not None:
+                shard.process.join(timeout=5)
+
+
+def start_processes() -> Any:
+    """The multiprocessing context shards start in: a fork server with the batch
+    imported, so a shard starts in milliseconds and shares nothing (threads, database
+    connections) with this process. :func:`warm_up` starts it early."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["leadengine.batch_preload"])
+    return context
+
+
+def warm_up(workers: int | None) -> None:
+    """Start the fork server now if a batch with ``workers`` may use shards: it imports
+    the pipeline on another core while this process imports it too and reads the
+    knowledge base and the input (about a second of start-up saved)."""
+    if (default_workers() if workers is None else workers) <= 1:
+        return
+    from multiprocessing import forkserver
+
+    start_processes()
+    forkserver.ensure_running()

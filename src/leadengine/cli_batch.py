@@ -106,8 +106,6 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     be saved HTML files or folders. Results are stored as they complete, so running the
     same command again resumes; batches started at the same time on one database share
     the work instead of evaluating a URL twice."""
-    from leadengine.batch import run_batch
-
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          retrieval_method=method, outreach_language=outreach_language,
@@ -115,6 +113,12 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay, workers=workers)
+    if engine == "local":
+        from leadengine.batch_shards import warm_up
+
+        warm_up(settings.workers)  # the shards' fork server starts importing now
+    from leadengine.batch import run_batch
+
     store = _store(db or settings.db)
     kb = _knowledge(settings)
     if settings.provider is None and settings.resolve_provider().name == "heuristic":

@@ -42,7 +42,7 @@ from leadengine.store_claims import CLAIM_LEASE as CLAIM_LEASE
 from leadengine.store_claims import STALE_AFTER as STALE_AFTER
 from leadengine.store_claims import Claim as Claim
 from leadengine.store_claims import ClaimState as ClaimState
-from leadengine.store_claims import claim_url, hostname, is_dead, mark_interrupted, release
+from leadengine.store_claims import claim_urls, hostname, is_dead, mark_interrupted
 from leadengine.store_engine import DEFAULT_DB as DEFAULT_DB
 from leadengine.store_engine import (
     check_location,
@@ -56,6 +56,8 @@ from leadengine.store_engine import (
 )
 from leadengine.store_engine import database_url as database_url
 from leadengine.store_engine import missing_database as missing_database
+from leadengine.store_results import Outcome as Outcome
+from leadengine.store_results import write_outcomes, write_pages
 from leadengine.store_schema import MIGRATIONS as MIGRATIONS
 from leadengine.store_schema import RUN_COUNTERS as RUN_COUNTERS
 from leadengine.store_schema import SKIP_COUNTERS as SKIP_COUNTERS
@@ -68,10 +70,9 @@ from leadengine.store_schema import (
     evaluations_table,
     migrations_table,
     runs_table,
-    same_key,
 )
 from leadengine.store_snapshots import SnapshotCache as SnapshotCache
-from leadengine.store_workspace import forget_leads, index_lead
+from leadengine.web.fetch import Page
 
 #: Orders of :meth:`Store.evaluations`.
 Order = Literal["stored", "score", "input"]
@@ -287,9 +288,15 @@ class Store:
         the batch read its list of done rows is found here. ``retry_since``: the run
         retries failures, except those stored at or after this time (by another run
         meanwhile); None: every stored failure counts."""
+        return self.claim_urls(key, [url], retry_since, lease)[url]
+
+    def claim_urls(self, key: RunKey, urls: list[str], retry_since: float | None = None,
+                   lease: float = CLAIM_LEASE) -> dict[str, Claim]:
+        """:meth:`claim_url` for many URLs, in one transaction (a batch claims its rows
+        a few at a time)."""
         now = time.time()
         with self.engine.begin() as conn:
-            return claim_url(conn, key, url, retry_since, now, lease)
+            return claim_urls(conn, key, urls, retry_since, now, lease)
 
     def claim(self, run_id: int, url: str, kb_version: str, provider: str, model: str,
               retry_since: float | None = None, lease: float = CLAIM_LEASE) -> Claim:
@@ -312,31 +319,17 @@ class Store:
                 found.update((url, state) for url in conn.scalars(query))
         return found
 
+    def urls_of_run(self, run_id: int) -> list[str]:
+        """The URLs of the evaluations the run stored."""
+        with self.engine.connect() as conn:
+            return list(conn.scalars(sa.select(evaluations_table.c.url)
+                                     .where(evaluations_table.c.run_id == run_id)))
+
     def record_evaluation(self, key: RunKey, row_index: int, url: str,
                           evaluation: dict[str, Any], passthrough: dict[str, str]) -> None:
         """Store an evaluation (replacing a failure of the same URL) and release the
         run's claim on it, in one transaction."""
-
-        def save(conn: Connection) -> None:
-            conn.execute(errors_table.delete().where(*same_key(errors_table, key, url)))
-            replaced = same_key(evaluations_table, key, url)
-            forget_leads(conn, sa.select(evaluations_table.c.id).where(*replaced))
-            conn.execute(evaluations_table.delete().where(*replaced))
-            stored = conn.execute(evaluations_table.insert().values(
-                run_id=key.run_id, row_index=row_index, url=url, kb_version=key.kb_version,
-                provider=key.provider, model=key.model, fit_score=evaluation["fit_score"],
-                data=json.dumps(evaluation, ensure_ascii=False),
-                passthrough=json.dumps(passthrough, ensure_ascii=False),
-                created_at=time.time())).inserted_primary_key
-            assert stored is not None
-            # The board's row (store_workspace), in the same transaction as the evaluation.
-            index_lead(conn, int(stored[0]))
-            release(conn, key, url)
-            # Same transaction as the row: the count survives a kill exactly as the row does.
-            conn.execute(runs_table.update().where(runs_table.c.id == key.run_id).values(
-                evaluated=runs_table.c.evaluated + 1))
-
-        self._write(save)
+        self.record_outcomes(key, [Outcome(row_index, url, passthrough, evaluation)])
 
     def save_evaluation(self, run_id: int, row_index: int, url: str, kb_version: str,
                         evaluation: dict[str, Any], passthrough: dict[str, str]) -> None:
@@ -349,18 +342,16 @@ class Store:
                      passthrough: dict[str, str]) -> None:
         """Store a failure; the message and the URL are stored redacted (keys,
         Authorization values and URL credentials masked, control characters escaped)."""
-        url, error = safe_message(url), safe_message(error)
+        self.record_outcomes(key, [Outcome.failed(row_index, url, error, passthrough)])
+
+    def record_outcomes(self, key: RunKey, outcomes: list[Outcome],
+                        pages: list[Page] | None = None) -> None:
+        """Store many rows' outcomes (:func:`leadengine.store_results.write_outcomes`)
+        and page snapshots in one transaction."""
 
         def save(conn: Connection) -> None:
-            conn.execute(errors_table.delete().where(*same_key(errors_table, key, url)))
-            conn.execute(errors_table.insert().values(
-                run_id=key.run_id, row_index=row_index, url=url, kb_version=key.kb_version,
-                provider=key.provider, model=key.model, error=error,
-                passthrough=json.dumps(passthrough, ensure_ascii=False),
-                created_at=time.time()))
-            release(conn, key, url)
-            conn.execute(runs_table.update().where(runs_table.c.id == key.run_id).values(
-                failed=runs_table.c.failed + 1))
+            write_outcomes(conn, key, outcomes)
+            write_pages(conn, pages or [])
 
         self._write(save)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,6 +22,7 @@ from leadengine.store_schema import (
     claims_table,
     errors_table,
     evaluations_table,
+    of_urls,
     runs_table,
     same_key,
 )
@@ -51,22 +52,39 @@ def claim_url(conn: Connection, key: RunKey, url: str, retry_since: float | None
               now: float, lease: float) -> Claim:
     """Reserve ``url`` for the key's run inside ``conn``'s transaction (see
     :meth:`Store.claim_url`); a claim that cannot be kept is released again."""
-    take_claim(conn, key, url, now, now + lease)
-    holder = conn.execute(sa.select(claims_table.c.run_id)
-                          .where(*same_key(claims_table, key, url))).scalar()
-    if holder != key.run_id:
-        return Claim("elsewhere", holder)
-    if conn.execute(sa.select(evaluations_table.c.id)
-                    .where(*same_key(evaluations_table, key, url)).limit(1)).first() is not None:
-        state: ClaimState = "done"
-    else:
-        failed_at = conn.execute(sa.select(errors_table.c.created_at)
-                                 .where(*same_key(errors_table, key, url))).scalar()
-        if failed_at is None or (retry_since is not None and failed_at < retry_since):
-            return Claim("claimed")
-        state = "failed"
-    release(conn, key, url)
-    return Claim(state)
+    return claim_urls(conn, key, [url], retry_since, now, lease)[url]
+
+
+def claim_urls(conn: Connection, key: RunKey, urls: Sequence[str],
+               retry_since: float | None, now: float, lease: float) -> dict[str, Claim]:
+    """:func:`claim_url` for many URLs at once: a few statements for all of them."""
+    urls = list(dict.fromkeys(urls))
+    if not urls:
+        return {}
+    take_claims(conn, key, urls, now, now + lease)
+    holders = dict(conn.execute(sa.select(claims_table.c.url, claims_table.c.run_id)
+                                .where(*of_urls(claims_table, key, urls))).all())
+    ours = [url for url in urls if holders.get(url) == key.run_id]
+    done = set(conn.scalars(sa.select(evaluations_table.c.url)
+                            .where(*of_urls(evaluations_table, key, ours)))) if ours else set()
+    failed_at = dict(conn.execute(sa.select(errors_table.c.url, errors_table.c.created_at)
+                                  .where(*of_urls(errors_table, key, ours))).all()
+                     ) if ours else {}
+    claims: dict[str, Claim] = {}
+    for url in urls:
+        if holders.get(url) != key.run_id:
+            claims[url] = Claim("elsewhere", holders.get(url))
+        elif url in done:
+            claims[url] = Claim("done")
+        elif url in failed_at and (retry_since is None or failed_at[url] >= retry_since):
+            claims[url] = Claim("failed")
+        else:
+            claims[url] = Claim("claimed")
+    given_back = [url for url in ours if claims[url].state != "claimed"]
+    if given_back:
+        conn.execute(claims_table.delete().where(*of_urls(claims_table, key, given_back),
+                                                 claims_table.c.run_id == key.run_id))
+    return claims
 
 
 def release(conn: Connection, key: RunKey, url: str) -> None:
@@ -75,35 +93,33 @@ def release(conn: Connection, key: RunKey, url: str) -> None:
                                              claims_table.c.run_id == key.run_id))
 
 
-def take_claim(conn: Connection, key: RunKey, url: str, now: float,
-               expires_at: float) -> None:
-    """Insert the claim, or take over one that has expired: one atomic statement."""
-    values = {"url": url, "kb_version": key.kb_version, "provider": key.provider,
-              "model": key.model, "run_id": key.run_id,
-              "owner": f"{hostname()}:{os.getpid()}", "expires_at": expires_at}
+def take_claims(conn: Connection, key: RunKey, urls: Sequence[str], now: float,
+                expires_at: float) -> None:
+    """Insert the claims, or take over those that have expired: one atomic statement
+    (SQLite, PostgreSQL)."""
+    owner = f"{hostname()}:{os.getpid()}"
+    rows = [{"url": url, "kb_version": key.kb_version, "provider": key.provider,
+             "model": key.model, "run_id": key.run_id, "owner": owner,
+             "expires_at": expires_at} for url in urls]
     free = (claims_table.c.expires_at < now) | (claims_table.c.run_id == key.run_id)
     columns = [claims_table.c.url, claims_table.c.kb_version, claims_table.c.provider,
                claims_table.c.model]
-    taken = {"run_id": key.run_id, "owner": values["owner"], "expires_at": expires_at}
-    if conn.dialect.name == "sqlite":
-        from sqlalchemy.dialects import sqlite
+    taken = {"run_id": key.run_id, "owner": owner, "expires_at": expires_at}
+    if conn.dialect.name in ("sqlite", "postgresql"):
+        from sqlalchemy.dialects import postgresql, sqlite
 
-        conn.execute(sqlite.insert(claims_table).values(**values).on_conflict_do_update(
-            index_elements=columns, set_=taken, where=free))
-        return
-    if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects import postgresql
-
-        conn.execute(postgresql.insert(claims_table).values(**values).on_conflict_do_update(
-            index_elements=columns, set_=taken, where=free))
+        dialect = sqlite if conn.dialect.name == "sqlite" else postgresql
+        conn.execute(dialect.insert(claims_table).on_conflict_do_update(
+            index_elements=columns, set_=taken, where=free), rows)
         return
     # Any other database: free an expired claim, then insert if nobody holds one.
-    conn.execute(claims_table.delete().where(*same_key(claims_table, key, url), free))
-    try:
-        with conn.begin_nested():
-            conn.execute(claims_table.insert().values(**values))
-    except sa.exc.IntegrityError:
-        pass
+    for url, row in zip(urls, rows, strict=True):
+        conn.execute(claims_table.delete().where(*same_key(claims_table, key, url), free))
+        try:
+            with conn.begin_nested():
+                conn.execute(claims_table.insert().values(**row))
+        except sa.exc.IntegrityError:
+            pass
 
 
 def mark_interrupted(conn: Connection, run: Mapping[str, Any]) -> None:

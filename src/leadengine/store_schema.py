@@ -10,7 +10,7 @@ confused with the :class:`~leadengine.store.Store` methods that read them
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,6 +125,12 @@ def same_key(table: sa.Table, key: RunKey, url: str) -> list[Any]:
             table.c.provider == key.provider, table.c.model == key.model]
 
 
+def of_urls(table: sa.Table, key: RunKey, urls: Sequence[str]) -> list[Any]:
+    """The WHERE clause of any of ``urls`` under the key's configuration (any run)."""
+    return [table.c.url.in_(urls), table.c.kb_version == key.kb_version,
+            table.c.provider == key.provider, table.c.model == key.model]
+
+
 # -- migrations ------------------------------------------------------------------------
 
 
@@ -190,11 +196,22 @@ def _m008_lead_board(conn: Connection) -> None:
     create_board(conn)
 
 
+def _m009_result_keys(conn: Connection) -> None:
+    # Claims, resumes and replacements look rows up by (url, kb_version, provider,
+    # model): without these indexes each lookup read the whole table, so a batch's
+    # claims grew with everything ever stored.
+    for table in ("evaluations", "errors"):
+        if sa.inspect(conn).has_table(table):
+            conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS ix_{table}_key "
+                                 f"ON {table} (url, kb_version, provider, model)"))
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
                                                   _m003_page_snapshots, _m004_run_counters,
                                                   _m005_claims, _m006_run_liveness,
-                                                  _m007_lead_workspace, _m008_lead_board]
+                                                  _m007_lead_workspace, _m008_lead_board,
+                                                  _m009_result_keys]
 
 
 def applied(conn: Connection) -> bool:

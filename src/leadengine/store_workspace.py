@@ -9,8 +9,8 @@ and history tables are created by migration 7 of :mod:`leadengine.store_schema`
 The board reads only ``lead_board`` (migration 8, :func:`create_board`): one narrow row
 per evaluation with what the board shows and sorts by (fit score, run, the name, type,
 category, city, service, angle and owner, each with a casefolded ``<field>_key``) and a
-casefolded ``search`` text for ``q``. :meth:`Store.record_evaluation` writes it in the
-evaluation's transaction (:func:`forget_leads`, :func:`index_lead`), so every sort,
+casefolded ``search`` text for ``q``. Whoever stores evaluations writes it in their
+transaction (:func:`forget_leads`, :func:`index_new_leads`), so every sort,
 filter and search is SQL with LIMIT and OFFSET over indexed columns, and the
 evaluations' JSON is never read for the board. The migration fills it for the rows
 stored before; :func:`board` brings it up to date when evaluations were stored (by an
@@ -152,12 +152,21 @@ def board_fields(url: str, data: Any, passthrough: Any) -> dict[str, str]:
 
 def _board_row(row: Any) -> dict[str, Any]:
     """The ``lead_board`` row of an evaluations row (see :func:`_evaluations`)."""
-    shown = board_fields(row.url, _loads(row.data), _loads(row.passthrough))
+    return board_row({"id": row.id, "run_id": row.run_id, "fit_score": row.fit_score,
+                      "created_at": row.created_at, "url": row.url},
+                     _loads(row.data), _loads(row.passthrough))
+
+
+def board_row(stored: dict[str, Any], data: Any, passthrough: Any) -> dict[str, Any]:
+    """The ``lead_board`` row of an evaluation: ``stored`` holds its row's ``id``,
+    ``run_id``, ``fit_score``, ``created_at`` and ``url``; ``data`` and ``passthrough``
+    are its decoded JSON."""
+    shown = board_fields(stored["url"], data, passthrough)
     keys = {f"{name}_key": shown[name].casefold() for name in BOARD_FIELDS}
     search = "\n".join(shown[name] for name in SEARCHED).casefold()
-    return {"evaluation_id": row.id, "run_id": row.run_id, "fit_score": row.fit_score,
-            "created_at": row.created_at, "lead": row.url, **shown, **keys,
-            "search": search}
+    return {"evaluation_id": stored["id"], "run_id": stored["run_id"],
+            "fit_score": stored["fit_score"], "created_at": stored["created_at"],
+            "lead": stored["url"], **shown, **keys, "search": search}
 
 
 def _evaluations() -> sa.Select[Any]:
@@ -175,14 +184,18 @@ def _loads(text: str) -> Any:
         return None
 
 
-def index_lead(conn: Connection, evaluation_id: int) -> None:
-    """Write the board row of the evaluation just stored as ``evaluation_id`` (called by
-    :meth:`Store.record_evaluation`, in its transaction)."""
-    row = conn.execute(_evaluations().where(evaluations_table.c.id == evaluation_id)).one()
-    # A row left by an evaluation deleted by hand whose id SQLite hands out again.
+def index_new_leads(conn: Connection, stored: Sequence[tuple[dict[str, Any], Any, Any]]
+                    ) -> None:
+    """Write the board rows of the evaluations just stored, each given as (its row as
+    inserted, with its new ``id``; its evaluation; its passthrough), in the transaction
+    that stored them (:func:`leadengine.store_results.write_outcomes`)."""
+    if not stored:
+        return
+    # Rows left by evaluations deleted by hand whose ids SQLite hands out again.
     conn.execute(lead_board_table.delete().where(
-        lead_board_table.c.evaluation_id == evaluation_id))
-    conn.execute(lead_board_table.insert().values(_board_row(row)))
+        lead_board_table.c.evaluation_id.in_([row["id"] for row, _, _ in stored])))
+    conn.execute(lead_board_table.insert(), [
+        board_row(row, data, passthrough) for row, data, passthrough in stored])
 
 
 def forget_leads(conn: Connection, evaluation_ids: sa.Select[Any]) -> None:

@@ -9,8 +9,6 @@ inline: one event loop feeding a pool of page readers was itself the bottleneck.
 
 from __future__ import annotations
 
-import os
-
 from leadengine.config import Settings
 from leadengine.web.crawl import pick_subpages
 from leadengine.web.extract import parse_html
@@ -24,7 +22,7 @@ from leadengine.web.site import (
     read_page,
 )
 
-__all__ = ["InlineReader", "Reader", "default_workers", "read_home"]
+__all__ = ["InlineReader", "Reader", "read_home"]
 
 
 def read_home(page: Page, max_pages: int, cpu_seconds: float | None = None
@@ -56,11 +54,3 @@ class InlineReader:
     async def site(self, parts: list[PageRead], settings: Settings, failed: list[str]
                    ) -> Site:
         return assemble_site(parts, settings, failed)
-
-
-def default_workers() -> int:
-    """One worker per core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
