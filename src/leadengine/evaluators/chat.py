@@ -148,9 +148,12 @@ class HttpBackend:
             del self._clients[old]
         client = self._clients.get(loop)
         if client is None:
+            from leadengine.web.guard import KeptSocketBackend, PoolTransport
+
+            limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
             client = self._clients[loop] = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout),
-                limits=httpx.Limits(max_connections=None, max_keepalive_connections=100))
+                transport=PoolTransport(KeptSocketBackend(), limits))
         return client
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
