@@ -106,6 +106,39 @@ def cpu_busy_s() -> float | None:
         return None
 
 
+def descendants(root: int) -> dict[int, tuple[float, float]]:
+    """``{pid: (CPU seconds, peak RSS MB)}`` of every live descendant of ``root`` (Linux
+    ``/proc``; an empty dict elsewhere)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return {}
+    stats: dict[int, list[str]] = {}
+    for entry in entries:
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        stats[int(entry)] = fields
+        children.setdefault(int(fields[1]), []).append(int(entry))
+    found: dict[int, tuple[float, float]] = {}
+    todo = list(children.get(root, []))
+    tick = os.sysconf("SC_CLK_TCK")
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        fields = stats[pid]
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+            peak = next((int(line.split()[1]) for line in status.splitlines()
+                         if line.startswith("VmHWM:")), 0) / 1024
+        except OSError:
+            peak = 0.0
+        found[pid] = ((int(fields[11]) + int(fields[12])) / tick, peak)
+    return found
+
+
 @dataclass
 class Contention:
     """CPU time other processes used while a phase ran (they skew the latencies)."""
