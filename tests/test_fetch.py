@@ -353,3 +353,42 @@ def test_network_errors_are_said_in_words(exc: BaseException, said: str) -> None
     error = http_error("https://shop.example/", exc, Settings())
     assert re.fullmatch(f"https://shop\\.example/: {said}.*", str(error)), str(error)
     assert "\n" not in str(error) and "Error" not in str(error)
+
+
+@pytest.mark.parametrize("broken", [
+    httpx.RemoteProtocolError("Server disconnected without sending a response."),
+    httpx.ReadError(""), httpx.WriteError("")])
+def test_a_get_whose_connection_broke_before_any_answer_is_sent_once_more(
+        broken: Exception) -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(str(request.url))
+        if len(calls) == 1:
+            raise broken
+        page = b"<html><head><title>Shop</title></head><body><p>A shop.</p></body></html>"
+        return httpx.Response(200, headers={"Content-Type": "text/html"},
+                              stream=httpx.ByteStream(page))
+
+    async def go() -> Page:
+        async with make_client(Settings(), transport=httpx.MockTransport(handler)) as client:
+            return await fetch_page("https://shop.example/", Settings(), client=client)
+
+    assert "Shop" in asyncio.run(go()).html
+    assert calls == ["https://shop.example/"] * 2
+
+
+def test_a_connection_that_breaks_twice_is_a_failure_not_a_loop() -> None:
+    calls: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(str(request.url))
+        raise httpx.ReadError("", request=request)
+
+    async def go() -> Page:
+        async with make_client(Settings(), transport=httpx.MockTransport(handler)) as client:
+            return await fetch_page("https://shop.example/", Settings(), client=client)
+
+    with pytest.raises(FetchError, match="the connection broke off"):
+        asyncio.run(go())
+    assert len(calls) == 2

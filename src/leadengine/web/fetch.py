@@ -150,10 +150,9 @@ async def open_response(client: httpx.AsyncClient, url: str,
     """
     _add_location_hook(client)
     for _ in range(max_redirects + 1):
-        request = client.build_request("GET", url)
         manual = _MANUAL_REDIRECTS.set(True)
         try:
-            response = await client.send(request, stream=True, follow_redirects=False)
+            response = await _send(client, url)
         finally:
             _MANUAL_REDIRECTS.reset(manual)
         try:
@@ -165,6 +164,20 @@ async def open_response(client: httpx.AsyncClient, url: str,
             await response.aclose()
         url = redirect_url(str(response.url), location)
     raise ReadProblem(f"too many redirects (more than {max_redirects})")
+
+
+async def _send(client: httpx.AsyncClient, url: str) -> httpx.Response:
+    """GET ``url`` (headers read, body not); once more if the connection broke before
+    any answer: a kept-alive connection the server closed (its idle timeout) just as
+    the request went out fails that way, and a browser sends a GET again then too."""
+    try:
+        return await client.send(client.build_request("GET", url), stream=True,
+                                 follow_redirects=False)
+    except (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as exc:
+        if isinstance(exc, httpx.RemoteProtocolError) and "without sending" not in str(exc):
+            raise
+    return await client.send(client.build_request("GET", url), stream=True,
+                             follow_redirects=False)
 
 
 async def _take_location(response: httpx.Response) -> None:
