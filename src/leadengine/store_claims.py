@@ -80,17 +80,15 @@ def claim_urls(conn: Connection, key: RunKey, urls: Sequence[str],
             claims[url] = Claim("failed")
         else:
             claims[url] = Claim("claimed")
-    given_back = [url for url in ours if claims[url].state != "claimed"]
-    if given_back:
-        conn.execute(claims_table.delete().where(*of_urls(claims_table, key, given_back),
-                                                 claims_table.c.run_id == key.run_id))
+    release(conn, key, [url for url in ours if claims[url].state != "claimed"])
     return claims
 
 
-def release(conn: Connection, key: RunKey, url: str) -> None:
-    """Drop the key's run's claim on ``url`` (a claim another run holds is left)."""
-    conn.execute(claims_table.delete().where(*same_key(claims_table, key, url),
-                                             claims_table.c.run_id == key.run_id))
+def release(conn: Connection, key: RunKey, urls: Sequence[str]) -> None:
+    """Drop the key's run's claims on ``urls`` (a claim another run holds is left)."""
+    if urls:
+        conn.execute(claims_table.delete().where(*of_urls(claims_table, key, urls),
+                                                 claims_table.c.run_id == key.run_id))
 
 
 def take_claims(conn: Connection, key: RunKey, urls: Sequence[str], now: float,

@@ -27,9 +27,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from leadengine.redact import safe_message
+from leadengine.store_claims import release
 from leadengine.store_schema import (
     RunKey,
-    claims_table,
     errors_table,
     evaluations_table,
     of_urls,
@@ -100,8 +100,7 @@ def write_outcomes(conn: Connection, key: RunKey, outcomes: Sequence[Outcome]) -
              "error": o.error or "", "passthrough": json.dumps(o.passthrough,
                                                                ensure_ascii=False),
              "created_at": now} for o in failed])
-    conn.execute(claims_table.delete().where(*of_urls(claims_table, key, urls),
-                                             claims_table.c.run_id == key.run_id))
+    release(conn, key, urls)
     conn.execute(runs_table.update().where(runs_table.c.id == key.run_id).values(
         evaluated=runs_table.c.evaluated + len(done), failed=runs_table.c.failed + len(failed)))
 
