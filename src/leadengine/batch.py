@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -62,10 +62,10 @@ from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
 from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
 from leadengine.store_results import FLUSH_EVERY, FLUSH_SIZE
-from leadengine.web.fetch import make_client, normalise_target
-from leadengine.web.readers import InlineReader
+from leadengine.web.fetch import make_client
 from leadengine.web.robots import RobotsPolicy
-from leadengine.web.site import Reader, load_site
+from leadengine.web.site import load_site
+from leadengine.web.urls import normalise_url as normalise_url  # re-exported: callers key by it
 
 _SKIPS_EVERY = 2.0
 HEARTBEAT_EVERY = 5.0
@@ -74,37 +74,6 @@ CLAIM_CHUNK = 16
 #: The plain progress lines of a batch without ``on_progress`` (INFO, every
 #: ``log_every`` seconds): the library never prints, the CLI shows them on stderr.
 progress_log = logging.getLogger("leadengine.progress")
-
-
-def normalise_url(raw: str) -> str:
-    """The canonical form used for de-duplication, storage and ``show``: http(s) with
-    the host in lower case and at least a "/" path, or file:// for a local file (a
-    folder stands for its index.html). Accepts what ``evaluate`` accepts."""
-    url = normalise_target(raw) if raw.strip() else ""
-    if url.startswith("file:"):
-        return _file_key(url)
-    if not url.lower().startswith(("http://", "https://")):
-        raise FetchError(raw or "(empty)", "not a web address (expected http(s) URL or "
-                                           "domain)")
-    parts = urlsplit(url)
-    path = parts.path or "/"
-    host = parts.hostname or ""
-    host = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
-    try:
-        port = parts.port
-    except ValueError:
-        raise FetchError(raw, "not a valid URL (the port is not a number from 0 to "
-                              "65535)") from None
-    netloc = host + (f":{port}" if port else "")
-    return (f"{parts.scheme.lower()}://{netloc}{path}"
-            + (f"?{parts.query}" if parts.query else ""))
-
-
-def _file_key(url: str) -> str:
-    path = Path(unquote(urlsplit(url).path)).resolve()
-    if path.is_dir() and (path / "index.html").is_file():
-        path = path / "index.html"
-    return path.as_uri()
 
 
 async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBase,
@@ -182,8 +151,6 @@ class BatchRun:
         #: URLs this very run stored before (see :meth:`adopt`): their error, or None.
         self.ours: dict[str, str | None] = {}
         self.retry_since: float | None = None
-        #: Where pages are read.
-        self.reader: Reader = InlineReader()
         #: Outcomes not written yet (see :meth:`flush`).
         self.pending: list[Outcome] = []
         #: Told ("start" | "end", url) around each URL this process evaluates (a shard
@@ -395,8 +362,7 @@ class BatchRun:
             async with gate:
                 if not local:
                     await self.polite(url)
-                site = await load_site(url, self.settings, client, self.snapshots, robots,
-                                       reader=self.reader)
+                site = await load_site(url, self.settings, client, self.snapshots, robots)
                 evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
         except QuotaExhausted:
             raise  # every later row would fail alike: stop, this row stays to do

@@ -67,7 +67,7 @@ def shard_count(workers: int, rows: int) -> int:
 
 def shard_key(row: Row) -> str:
     """What a row is sharded by: its normalised URL (duplicates meet), else its index."""
-    from leadengine.batch import normalise_url
+    from leadengine.web.urls import normalise_url
 
     if row.error is None:
         with contextlib.suppress(LeadEngineError):

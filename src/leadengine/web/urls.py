@@ -201,3 +201,34 @@ def redirect_url(base: str, location: str) -> str:
         return normalise_target(url.replace(" ", "%20"))
     except (FetchError, ValueError) as exc:
         raise ReadProblem(f"redirects to an invalid address ({short_reason(exc)})") from None
+
+
+def normalise_url(raw: str) -> str:
+    """The canonical form used for de-duplication, storage and ``show``: http(s) with
+    the host in lower case and at least a "/" path, or file:// for a local file (a
+    folder stands for its index.html). Accepts what ``evaluate`` accepts."""
+    url = normalise_target(raw) if raw.strip() else ""
+    if url.startswith("file:"):
+        return _file_key(url)
+    if not url.lower().startswith(("http://", "https://")):
+        raise FetchError(raw or "(empty)", "not a web address (expected http(s) URL or "
+                                           "domain)")
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host  # an IPv6 literal keeps its brackets
+    try:
+        port = parts.port
+    except ValueError:
+        raise FetchError(raw, "not a valid URL (the port is not a number from 0 to "
+                              "65535)") from None
+    netloc = host + (f":{port}" if port else "")
+    return (f"{parts.scheme.lower()}://{netloc}{path}"
+            + (f"?{parts.query}" if parts.query else ""))
+
+
+def _file_key(url: str) -> str:
+    path = Path(unquote(urlsplit(url).path)).resolve()
+    if path.is_dir() and (path / "index.html").is_file():
+        path = path / "index.html"
+    return path.as_uri()
