@@ -627,3 +627,15 @@ def test_a_batch_beats_while_it_works(sites: SiteServer, tmp_path: Path, kb: Kno
     monkeypatch.setattr(Store, "heartbeat", counted)
     summary = asyncio.run(run_batch(leads, FAST, kb, Store(tmp_path / "r.db")))
     assert summary.done == 1 and len(beats) >= 3 and set(beats) == {summary.run_id}
+
+
+def test_results_are_looked_up_by_an_index_not_a_scan(tmp_path: Path) -> None:
+    # Claims and replacements find a URL's rows by (url, kb_version, provider, model):
+    # the tables' unique constraints index exactly that.
+    Store(tmp_path / "r.db")
+    with contextlib.closing(sqlite3.connect(tmp_path / "r.db")) as conn:
+        for table in ("evaluations", "errors"):
+            plan = " ".join(str(row) for row in conn.execute(
+                f"EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE url = 'u' AND "
+                "kb_version = 'k' AND provider = 'p' AND model = 'm'"))
+            assert f"USING COVERING INDEX sqlite_autoindex_{table}_1" in plan, plan

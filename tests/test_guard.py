@@ -308,3 +308,35 @@ def test_a_redirect_to_any_form_of_loopback_is_refused(sites: SiteServer, locati
 def test_local_use_nat64_reads_the_rfc_6052_places(address: str) -> None:
     # RFC 6052's examples of 192.0.2.33 at /48, /56, /64 and /96, on 64:ff9b:1::/48.
     assert ipaddress.IPv4Address("192.0.2.33") in embedded_ipv4(ipaddress.IPv6Address(address))
+
+
+def test_a_kept_socket_says_when_the_server_has_hung_up() -> None:
+    import socket
+
+    from leadengine.web.guard import readable
+
+    ours, theirs = socket.socketpair()
+    try:
+        assert readable(ours) is False  # idle and open: reusable
+        theirs.close()
+        assert readable(ours) is True  # the server hung up: not reusable
+    finally:
+        ours.close()
+    assert readable(ours) is True and readable(None) is True  # closed or none
+
+
+def test_a_pooled_connection_answers_is_readable_from_its_kept_socket() -> None:
+    from leadengine.web.guard import KeptSocketStream
+
+    asked: list[str] = []
+
+    class Inner(httpcore.AsyncNetworkStream):
+        def get_extra_info(self, info: str) -> Any:
+            asked.append(info)
+            return None if info == "socket" else f"inner {info}"
+
+    stream = KeptSocketStream(Inner())
+    assert stream.get_extra_info("is_readable") is True  # no socket: treated as closed
+    assert stream.get_extra_info("is_readable") is True
+    assert stream.get_extra_info("server_addr") == "inner server_addr"
+    assert asked == ["socket", "server_addr"]  # the socket was looked up once

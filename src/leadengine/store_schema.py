@@ -196,22 +196,11 @@ def _m008_lead_board(conn: Connection) -> None:
     create_board(conn)
 
 
-def _m009_result_keys(conn: Connection) -> None:
-    # Claims, resumes and replacements look rows up by (url, kb_version, provider,
-    # model): without these indexes each lookup read the whole table, so a batch's
-    # claims grew with everything ever stored.
-    for table in ("evaluations", "errors"):
-        if sa.inspect(conn).has_table(table):
-            conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS ix_{table}_key "
-                                 f"ON {table} (url, kb_version, provider, model)"))
-
-
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
                                                   _m003_page_snapshots, _m004_run_counters,
                                                   _m005_claims, _m006_run_liveness,
-                                                  _m007_lead_workspace, _m008_lead_board,
-                                                  _m009_result_keys]
+                                                  _m007_lead_workspace, _m008_lead_board]
 
 
 def applied(conn: Connection) -> bool:
