@@ -120,7 +120,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                  inner: httpcore.AsyncNetworkBackend | None = None) -> None:
         self.allow_private = allow_private
         self.resolver = resolver or system_resolver
-        self.inner = inner or httpcore.AnyIOBackend()
+        self.inner = KeptSocketBackend(inner)
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
                           local_address: str | None = None,
@@ -138,9 +138,9 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                 if not is_public(address):
                     raise BlockedAddress(host, address)
         # Connect to the address that was checked, not to a second DNS answer.
-        return KeptSocketStream(await self.inner.connect_tcp(
-            addresses[0], port, timeout=timeout, local_address=local_address,
-            socket_options=socket_options))
+        return await self.inner.connect_tcp(addresses[0], port, timeout=timeout,
+                                            local_address=local_address,
+                                            socket_options=socket_options)
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Iterable[Any] | None = None
