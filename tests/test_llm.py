@@ -13,7 +13,7 @@ import pytest
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.evaluators.llm import REPAIR_PROMPT
 from leadengine.facts import site_facts
-from leadengine.pipeline import evaluate_url, retrieval_query
+from leadengine.pipeline import evaluate_url, retrieval_parts, retrieval_query
 from leadengine.prompt import (
     SYSTEM_PROMPT,
     build_user_content,
@@ -96,7 +96,12 @@ def test_default_hybrid_context_is_section_passages_within_the_budget(
     fake_llm.queue(Reply.json(GOOD))
     evaluation = run(fake_llm, kb, retrieval_method="hybrid")
     site = asyncio.run(load_site(SITE))
-    hits = kb.retrieve(retrieval_query(site), limit=3, method="hybrid", budget=1000)
+    parts = retrieval_parts(site)
+    # The signals block and the site's text: an embedding model reads them apart.
+    assert parts[0].startswith("Detected signals:") and parts[1] == site.text
+    assert retrieval_query(site) == "\n\n".join(parts)
+    hits = kb.retrieve(retrieval_query(site), limit=3, method="hybrid", budget=1000,
+                       semantic_query=parts)
     user = fake_llm.chat_requests[0]["json"]["messages"][1]["content"]
     content = prompt_content(site_facts(site, kb.rules))[0]
     assert user == build_user_content(fence(content), [h.text for h in hits])

@@ -261,6 +261,41 @@ def test_hybrid_embeds_questions_but_not_websites_in_any_language(tmp_path: Path
     assert hybrid.query_tokens(korean) == estimate_tokens(korean) > 256
 
 
+def test_a_query_in_parts_is_the_token_weighted_mean_of_its_parts(tmp_path: Path) -> None:
+    kb = kb_of(tmp_path, {"a.md": "clinic bangkok " * 30, "b.md": "hotel rooms " * 30})
+    embedder = CountingEmbedder()
+    retriever = SemanticRetriever(kb.passages, embedder, tmp_path / "cache")
+    signals, text = "no booking no tracking scripts detected", "dental clinic"
+    expected = (estimate_tokens(signals) * embedder.embed_query(signals)
+                + estimate_tokens(text) * embedder.embed_query(text))
+    expected /= np.linalg.norm(expected)
+    embedder.queries.clear()
+    assert np.allclose(retriever.query_vector((signals, text)), expected)
+    # One part is that part's own vector; blank parts are left out.
+    assert np.allclose(retriever.query_vector(("", text, " ")), embedder.embed_query(text))
+    assert np.allclose(retriever.scores((signals, text)), retriever.matrix @ expected)
+    assert not retriever.scores(("", " ")).any()
+
+
+def test_a_recurring_query_part_is_embedded_once(tmp_path: Path) -> None:
+    embedder = CountingEmbedder()
+    kb = KnowledgeBase.from_dir(write_kb(tmp_path / "kb", {
+        "a.md": "# Clinics\nclinic bangkok booking " * 20,
+        "b.md": "# Hotels\nhotel rooms yangon " * 20}), embedder=embedder,
+        cache_dir=tmp_path / "cache")
+    signals = "Detected signals:\n- Not found: online booking, contact form"
+    sites = ["Title: Smile dental clinic", "Title: Coming soon", "Title: Lotus hotel"]
+    for text in sites:
+        hits = kb.retrieve(f"{signals}\n\n{text}", method="hybrid", limit=2,
+                           semantic_query=(signals, text))
+        assert hits
+    assert embedder.queries == [signals, *sites]
+    # bm25 read the whole query: the same hits as without the parts, on this query.
+    assert kb.retrieve(f"{signals}\n\n{sites[2]}", method="bm25", limit=2,
+                       semantic_query=(signals, sites[2])) == kb.retrieve(
+        f"{signals}\n\n{sites[2]}", method="bm25", limit=2)
+
+
 # --- budget, dependencies -------------------------------------------------------------
 
 

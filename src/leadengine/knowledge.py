@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -187,7 +188,8 @@ class KnowledgeBase:
         return self.index.retriever(method)
 
     def retrieve(self, query: str, limit: int = 3, method: str = "keyword",
-                 budget: int | None = None) -> list[Hit]:
+                 budget: int | None = None,
+                 semantic_query: str | Sequence[str] | None = None) -> list[Hit]:
         """At most ``limit`` relevant passages for ``query``, best first; with ``budget``,
         only as many as fit in that many (estimated) tokens. Passages that score nothing
         relevant are never returned.
@@ -195,8 +197,11 @@ class KnowledgeBase:
         ``method`` defaults to ``"keyword"``, the seed's algorithm over whole files,
         because DESIGN.md documents this call with that default and outside tools rely
         on it. The engine itself (pipeline, ``leadengine evaluate``, ``kb search``)
-        passes ``Settings.retrieval_method`` instead, whose default is ``"hybrid"``."""
-        return self.index.retrieve(query, limit=limit, method=method, budget=budget)
+        passes ``Settings.retrieval_method`` instead, whose default is ``"hybrid"``.
+        ``semantic_query``: what the embedding model reads instead of ``query``
+        (``semantic``, ``hybrid``; the pipeline gives a website's own words)."""
+        return self.index.retrieve(query, limit=limit, method=method, budget=budget,
+                                   semantic_query=semantic_query)
 
 
 def default_knowledge_dir() -> Path:

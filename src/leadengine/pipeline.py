@@ -43,14 +43,22 @@ def advisory_hits(site: Site, kb: KnowledgeBase, settings: Settings) -> list[Hit
     if method == "keyword":
         return kb.retrieve(site.content, limit=settings.rag_limit, method=method)
     return kb.retrieve(retrieval_query(site), limit=settings.rag_limit, method=method,
-                       budget=settings.rag_budget)
+                       budget=settings.rag_budget, semantic_query=retrieval_parts(site))
+
+
+def retrieval_parts(site: Site) -> tuple[str, ...]:
+    """The query of the section methods in its parts: the signals block, then the
+    website content (one part when no signal is listed)."""
+    signals = site.content[len(site.text):].strip()
+    return (signals, site.text) if signals else (site.text,)
 
 
 def retrieval_query(site: Site) -> str:
-    """The query of the section methods: the signals block first (an embedding model
-    reads only the start of a long text), then the website content."""
-    signals = site.content[len(site.text):].strip()
-    return f"{signals}\n\n{site.text}" if signals else site.text
+    """The query of the section methods: the signals block first, then the website
+    content. An embedding model reads it in its parts (:func:`retrieval_parts`): the
+    signals block is the same on many sites and most of a thin page's tokens, so its
+    vector is kept and only the site's own text is embedded for each site."""
+    return "\n\n".join(retrieval_parts(site))
 
 
 async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,

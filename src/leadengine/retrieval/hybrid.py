@@ -21,7 +21,7 @@ from leadengine.retrieval import Hit
 from leadengine.retrieval.bm25 import BM25Retriever
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.embed import QUERY_TOKENS
-from leadengine.retrieval.semantic import SemanticRetriever
+from leadengine.retrieval.semantic import Query, SemanticRetriever
 
 K = 60
 #: A query with more distinct indexed terms than this is "long" (a whole website, not a
@@ -81,7 +81,7 @@ class HybridRetriever:
             semantic
         self.passages = bm25.passages
         self.k = k
-        self._weighed: tuple[str, list[float]] | None = None
+        self._weighed: tuple[tuple[str, Query | None], list[float]] | None = None
 
     @property
     def semantic(self) -> SemanticRetriever | None:
@@ -92,24 +92,30 @@ class HybridRetriever:
             self._semantic = self._semantic()
         return self._semantic
 
-    def rankings(self, query: str) -> tuple[dict[int, int], dict[int, int]]:
+    def rankings(self, query: str, semantic_query: Query | None = None
+                 ) -> tuple[dict[int, int], dict[int, int]]:
         """(bm25 ranking, semantic ranking); the latter is empty when its weight is 0 or
-        there is no semantic index."""
+        there is no semantic index. ``semantic_query``: what the embedding model reads,
+        when it is not ``query`` itself (see :meth:`retrieve`)."""
         lexical = self.bm25.scores(query)
-        semantic = self.semantic if self.weights(query)[1] else None
+        semantic = self.semantic if self.weights(query, semantic_query)[1] else None
         if semantic is None:
             return ranking(lexical, lexical > 0), {}
-        dense = semantic.scores(query)
+        dense = semantic.scores(query if semantic_query is None else semantic_query)
         return (ranking(lexical, lexical > 0),
                 ranking(dense, dense >= semantic.min_similarity))
 
-    def weights(self, query: str) -> list[float]:
+    def weights(self, query: str, semantic_query: Query | None = None) -> list[float]:
         """[bm25, semantic] weights for this query (the last query's are kept: they are
-        asked for twice per query)."""
-        if self._weighed is None or self._weighed[0] != query:
+        asked for twice per query). Whether a query is long is read from ``query``'s
+        terms, and from the length of what the embedding model would read."""
+        key = (query, semantic_query)
+        if self._weighed is None or self._weighed[0] != key:
+            dense = query if semantic_query is None else semantic_query
             long = (len(self.bm25.query_terms(query)) > LONG_QUERY_TERMS
-                    or self.query_tokens(query) > LONG_QUERY_TOKENS)
-            self._weighed = (query, [1.0, LONG_QUERY_SEMANTIC_WEIGHT if long else 1.0])
+                    or self.query_tokens(dense if isinstance(dense, str)
+                                         else "\n\n".join(dense)) > LONG_QUERY_TOKENS)
+            self._weighed = (key, [1.0, LONG_QUERY_SEMANTIC_WEIGHT if long else 1.0])
         return list(self._weighed[1])
 
     def query_tokens(self, query: str) -> int:
@@ -119,10 +125,17 @@ class HybridRetriever:
         count = getattr(semantic.embedder, "query_tokens", None) if semantic else None
         return int(count(query)) if count is not None else estimate_tokens(query)
 
-    def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
+    def retrieve(self, query: str, limit: int = 3, *,
+                 semantic_query: Query | None = None) -> list[Hit]:
+        """The best ``limit`` passages by fused rank. ``semantic_query``, when given, is
+        what the embedding model reads instead of ``query`` (bm25 always reads
+        ``query``): the same query in parts, so that a part that recurs across queries
+        (a website's signals block) is embedded once (see
+        :meth:`SemanticRetriever.query_vector`)."""
         if limit < 0:
             raise ValueError("limit must be >= 0")
-        fused = rrf(list(self.rankings(query)), self.k, self.weights(query))
+        fused = rrf(list(self.rankings(query, semantic_query)), self.k,
+                    self.weights(query, semantic_query))
         order = sorted(fused, key=lambda i: (-fused[i], i))[:limit]
         return [Hit(path=self.passages[i].path, heading=self.passages[i].heading,
                     score=round(fused[i], 6), text=self.passages[i].text) for i in order]

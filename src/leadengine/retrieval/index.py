@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SEMANTIC_MAX_PASSAGES", "RetrievalIndex", "embedder_for"]
 
+#: The methods that embed the query (and read a ``semantic_query``).
+EMBEDDING_METHODS = ("semantic", "hybrid")
+
 
 class RetrievalIndex:
     """Retrievers over a set of documents, built on first use and kept."""
@@ -98,15 +101,22 @@ class RetrievalIndex:
         return self._retrievers[method]
 
     def retrieve(self, query: str, limit: int = 3, method: str = "keyword",
-                 budget: int | None = None) -> list[Hit]:
+                 budget: int | None = None,
+                 semantic_query: str | Sequence[str] | None = None) -> list[Hit]:
         """At most ``limit`` relevant passages for ``query``, best first; with ``budget``,
         only as many as fit in that many (estimated) tokens.
 
         ``method`` defaults to ``"keyword"``, the seed's algorithm, because DESIGN.md
         documents ``kb.retrieve(query, limit=3, method="keyword")`` as the API's shape;
         the engine (pipeline, CLI) passes ``Settings.retrieval_method`` instead, whose
-        default is ``"hybrid"``."""
-        hits = self.retriever(method).retrieve(query, limit=limit)
+        default is ``"hybrid"``. ``semantic_query``: what the embedding model reads
+        instead of ``query`` (methods that embed; the others ignore it)."""
+        retriever = self.retriever(method)
+        if semantic_query is not None and method in EMBEDDING_METHODS:
+            hits = retriever.retrieve(query, limit=limit,  # type: ignore[call-arg]
+                                      semantic_query=semantic_query)
+        else:
+            hits = retriever.retrieve(query, limit=limit)
         return hits if budget is None else within_budget(hits, budget)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from leadengine.retrieval import Hit, best_indices
+from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.embed import Embedder
 from leadengine.retrieval.passages import Passage
@@ -33,6 +34,11 @@ CHECKPOINT_SECONDS = 60.0
 
 #: Passages less similar than this to the query are not relevant (e5 cosine scale).
 MIN_SIMILARITY = 0.80
+#: Query parts whose vectors are kept (see :meth:`SemanticRetriever.query_vector`).
+PART_CACHE = 512
+
+#: A query: one text, or one text in parts (embedded part by part).
+Query = str | Sequence[str]
 
 
 class SemanticRetriever:
@@ -48,6 +54,7 @@ class SemanticRetriever:
         self.min_similarity = min_similarity
         self.cache_file = (cache or cache_dir()) / f"emb-{cache_key(embedder.name)}.npz"
         self.matrix = self._embed_all()
+        self._parts: dict[str, np.ndarray] = {}
 
     def _embed_all(self) -> np.ndarray:
         hashes = [hashlib.sha256(p.text.encode()).hexdigest() for p in self.passages]
@@ -106,15 +113,50 @@ class SemanticRetriever:
 
         write_atomically(self.cache_file, write)
 
-    def scores(self, query: str) -> np.ndarray:
-        if not query.strip() or not len(self.passages):
+    def scores(self, query: Query) -> np.ndarray:
+        """Cosine similarity of every passage to ``query`` (a text, or a text in parts:
+        see :meth:`query_vector`)."""
+        parts = [query] if isinstance(query, str) else list(query)
+        if not any(part.strip() for part in parts) or not len(self.passages):
             return np.zeros(len(self.passages), dtype=np.float32)
-        if self.expand is not None:
-            query = self.expand(query)
-        return np.asarray(self.matrix @ self.embedder.embed_query(query), dtype=np.float32)
+        return np.asarray(self.matrix @ self.query_vector(query), dtype=np.float32)
 
-    def retrieve(self, query: str, limit: int = 3) -> list[Hit]:
-        scores = self.scores(query)
+    def query_vector(self, query: Query) -> np.ndarray:
+        """The query's unit vector. A query given in parts is embedded part by part and
+        the vectors averaged, each weighted by its length in tokens (what the model's
+        mean pooling does over the whole text, less the attention between the parts:
+        cosine 0.97-0.99 to the whole text's vector on thin pages). A part's vector is
+        kept (:data:`PART_CACHE` of them), so a part that recurs across queries, as a
+        website's signals block does, is embedded once."""
+        if isinstance(query, str):
+            return self._embed(query)
+        parts = [part for part in query if part.strip()]
+        if len(parts) == 1:
+            return self._embed(parts[0])
+        total = np.zeros_like(self.matrix[0], dtype=np.float32)
+        for part in parts:
+            vector = self._parts.get(part)
+            if vector is None:
+                vector = self._embed(part)
+                if len(self._parts) >= PART_CACHE:
+                    del self._parts[next(iter(self._parts))]
+                self._parts[part] = vector
+            total += self._tokens(part) * vector
+        norm = float(np.linalg.norm(total))
+        return total / norm if norm else total
+
+    def _embed(self, text: str) -> np.ndarray:
+        return self.embedder.embed_query(self.expand(text) if self.expand else text)
+
+    def _tokens(self, text: str) -> int:
+        count = getattr(self.embedder, "query_tokens", None)
+        return int(count(text)) if count is not None else estimate_tokens(text)
+
+    def retrieve(self, query: str, limit: int = 3, *,
+                 semantic_query: Query | None = None) -> list[Hit]:
+        """The passages most similar to ``query`` (to ``semantic_query`` when given: the
+        same query in parts, or what the model should read of it)."""
+        scores = self.scores(query if semantic_query is None else semantic_query)
         return [Hit(path=self.passages[i].path, heading=self.passages[i].heading,
                     score=round(float(scores[i]), 6), text=self.passages[i].text)
                 for i in best_indices(scores, limit, self.min_similarity, strict=False)]
