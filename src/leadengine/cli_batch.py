@@ -116,7 +116,7 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     if engine == "local":
         from leadengine.batch_shards import warm_up
 
-        warm_up(settings.workers)  # the shards' fork server starts importing now
+        warm_up(settings)  # the shards' fork server starts loading now
     from leadengine.batch import run_batch
 
     store = _store(db or settings.db)
