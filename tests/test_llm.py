@@ -97,9 +97,11 @@ def test_default_hybrid_context_is_section_passages_within_the_budget(
     evaluation = run(fake_llm, kb, retrieval_method="hybrid")
     site = asyncio.run(load_site(SITE))
     parts = retrieval_parts(site)
-    # The signals block and the site's text: an embedding model reads them apart.
-    assert parts[0].startswith("Detected signals:") and parts[1] == site.text
-    assert retrieval_query(site) == "\n\n".join(parts)
+    # The signals block and the site's words: an embedding model reads them apart.
+    query = retrieval_query(site)
+    assert parts[0].startswith("Detected signals:") and query.startswith(parts[0])
+    assert site.text.startswith("Website: ") and "Website: " not in parts[1]
+    assert parts[1].startswith("Title: ") and parts[1] in query
     hits = kb.retrieve(retrieval_query(site), limit=3, method="hybrid", budget=1000,
                        semantic_query=parts)
     user = fake_llm.chat_requests[0]["json"]["messages"][1]["content"]

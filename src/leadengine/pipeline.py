@@ -46,19 +46,33 @@ def advisory_hits(site: Site, kb: KnowledgeBase, settings: Settings) -> list[Hit
                        budget=settings.rag_budget, semantic_query=retrieval_parts(site))
 
 
-def retrieval_parts(site: Site) -> tuple[str, ...]:
-    """The query of the section methods in its parts: the signals block, then the
-    website content (one part when no signal is listed)."""
-    signals = site.content[len(site.text):].strip()
-    return (signals, site.text) if signals else (site.text,)
-
-
 def retrieval_query(site: Site) -> str:
     """The query of the section methods: the signals block first, then the website
-    content. An embedding model reads it in its parts (:func:`retrieval_parts`): the
-    signals block is the same on many sites and most of a thin page's tokens, so its
-    vector is kept and only the site's own text is embedded for each site."""
-    return "\n\n".join(retrieval_parts(site))
+    content."""
+    signals = signals_text(site)
+    return f"{signals}\n\n{site.text}" if signals else site.text
+
+
+def retrieval_parts(site: Site) -> tuple[str, ...]:
+    """What an embedding model reads of the query, in parts it embeds apart: the signals
+    block, then the site's words (its content without the page addresses, which are
+    noise to the model and were a third of a thin page's tokens). The signals block
+    recurs across sites and is embedded once (see
+    :meth:`leadengine.retrieval.semantic.SemanticRetriever.query_vector`), so a site
+    costs the model only its own words."""
+    signals = signals_text(site)
+    words = "\n".join(line for line in site.text.splitlines()
+                      if not line.startswith(_ADDRESS_LINES)).strip()
+    return (signals, words) if signals else (words,)
+
+
+#: Lines of the website content that are page addresses (see ``page_content``).
+_ADDRESS_LINES = ("Website: ", "[Page: ")
+
+
+def signals_text(site: Site) -> str:
+    """The site's signals block (the end of its content)."""
+    return site.content[len(site.text):].strip()
 
 
 async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
