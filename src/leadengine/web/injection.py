@@ -142,6 +142,9 @@ class _Plan:
     #: Each root's finder (the root where no Latin letter or digit precedes it) and the
     #: anchors that start with it.
     roots: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
+    #: The patterns of the rules each anchor belongs to: a sentence is tried only on the
+    #: rules whose anchors it holds, found by one pass over the anchors.
+    by_anchor: dict[str, tuple[re.Pattern[str], ...]]
 
 
 #: Anchors found only where no Latin letter or digit precedes them: "thai", "email",
@@ -163,7 +166,9 @@ def _plan(scripts: tuple[bool, ...]) -> _Plan:
     roots = tuple((re.compile(f"{re.escape(root)}(?<![a-z0-9]{re.escape(root)})"),
                    tuple(word for word in anchors if word.startswith(root)))
                   for root in _ROOTS)
-    return _Plan(rules, anchors, tuple(plain), roots)
+    by_anchor = {word: tuple(dict.fromkeys(pattern for words, pattern in rules
+                                           if word in words)) for word in anchors}
+    return _Plan(rules, anchors, tuple(plain), roots, by_anchor)
 
 
 def _plan_for(folded: str) -> _Plan:
@@ -182,11 +187,20 @@ def _anchor_positions(folded: str, plan: _Plan) -> Iterator[int]:
                 yield match.start()
 
 
-def _matches(folded: str) -> bool:
+def _matches(folded: str, plan: _Plan | None = None) -> bool:
     """Whether a folded sentence matches :data:`PATTERNS`. Only the rules whose anchor
-    it holds are tried: the same answer, since every match holds one of its rule's."""
-    return any(any(word in folded for word in anchors) and pattern.search(folded)
-               for anchors, pattern in _plan_for(folded).rules)
+    it holds are tried: the same answer, since every match holds one of its rule's.
+    ``plan``: the rules of the text the sentence is part of (a sentence holds no anchor
+    of a script the text does not have), else the sentence's own."""
+    plan = plan or _plan_for(folded)
+    tried: set[re.Pattern[str]] = set()
+    for word in [word for word in plan.anchors if word in folded]:
+        for pattern in plan.by_anchor[word]:
+            if pattern not in tried:
+                if pattern.search(folded):
+                    return True
+                tried.add(pattern)
+    return False
 
 
 def _suspicious(text: str) -> bool:
@@ -235,10 +249,11 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     folded = _aligned_fold(text)
     if folded is None:
         return [m.span() for m in _hot_sentences(text) if is_injection(m.group(0))]
-    starts = _sentence_starts(text, _anchor_positions(folded, _plan_for(folded)))
+    plan = _plan_for(folded)
+    starts = _sentence_starts(text, _anchor_positions(folded, plan))
     sentences = (m for m in map(_SENTENCE.match, repeat(text), starts) if m)
     return [m.span() for m in sentences
-            if folded[m.start():m.end()].strip() and _matches(folded[m.start():m.end()])]
+            if folded[m.start():m.end()].strip() and _matches(folded[m.start():m.end()], plan)]
 
 
 def _hot_sentences(text: str) -> Iterator[re.Match[str]]:
