@@ -19,8 +19,10 @@ from leadengine.batch import normalise_url
 from leadengine.batch_input import Row
 from leadengine.batch_shards import (
     KILLED_TWICE,
+    Handout,
     default_workers,
     shard_count,
+    shard_rows,
     share_limits,
     split_rows,
 )
@@ -92,10 +94,12 @@ def shard_pids(parent: int) -> list[int]:
     return [shard for server in children(parent) for shard in children(server)]
 
 
-def start_batch(tmp_path: Path, urls: list[str], db: Path) -> subprocess.Popen[bytes]:
+def start_batch(tmp_path: Path, urls: list[str], db: Path,
+                concurrency: int = 2) -> subprocess.Popen[bytes]:
     (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
     command = [sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"),
-               "--db", str(db), "--workers", "2", "--concurrency", "2", "--per-host", "4"]
+               "--db", str(db), "--workers", "2", "--concurrency", str(concurrency),
+               "--per-host", "8"]
     return subprocess.Popen(command, env={**os.environ, **ENV}, cwd=REPO,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -138,7 +142,9 @@ def test_a_url_whose_shard_dies_twice_on_it_fails_alone(sites: SiteServer,
     urls = [sites.url(f"shard-fast/?lead={i}") for i in range(40)]
     poison = sites.url("shard-poison/")
     db = tmp_path / "r.db"
-    process = start_batch(tmp_path, [*urls, poison], db)
+    # Two workers a shard: the one held by the poison page leaves the other to finish
+    # the rows queued behind it in that shard.
+    process = start_batch(tmp_path, [*urls, poison], db, concurrency=4)
     try:
         for _ in range(2):  # the fast rows finish; the shard on the poison URL is killed
             wait_for(lambda: db.exists() and len(list(Store(str(db)).evaluations())) == 40
@@ -256,3 +262,41 @@ def test_shards_forked_with_the_preloaded_index_store_what_one_process_stores(
     assert len(stored["0"]) == len(urls)
     assert stored["2"] == stored["0"]
     assert all(row["sources"] for row in stored["0"].values())
+
+
+def test_rows_are_handed_out_as_shards_ask_fewer_at_a_time() -> None:
+    raws = [f"https://site{i % 300}.example/" for i in range(400)]  # 100 duplicates
+    rows = [Row(index=i, raw=raw, passthrough={}) for i, raw in enumerate(raws)]
+    handout = Handout(rows, shards=2)
+    takes = []
+    while batch := handout.take():
+        takes.append(batch)
+    assert handout.take() == []
+    handed = [row.index for batch in takes for row in batch]
+    assert sorted(handed) == list(range(400))  # every row once
+    # A URL's duplicates are handed out together (they meet in one shard).
+    where = {row.raw: n for n, batch in enumerate(takes) for row in batch}
+    assert all(where[row.raw] == n for n, batch in enumerate(takes) for row in batch)
+    # Half of what is left, shared by the two shards: a quarter first, one group last.
+    sizes = [len(batch) for batch in takes]
+    assert 80 <= sizes[0] <= 160 and sizes[-1] < 20 and len(takes) > 10
+    assert sizes[:4] == sorted(sizes[:4], reverse=True)
+    # Groups go in the order of their first rows: the input is worked through in order.
+    firsts = [min(row.index for row in batch) for batch in takes]
+    assert firsts[0] == 0 and firsts == sorted(firsts)
+
+
+def test_a_shard_asks_for_rows_until_there_are_none() -> None:
+    import multiprocessing
+
+    rows = [Row(index=i, raw=f"https://a{i}.example/", passthrough={}) for i in range(5)]
+    asks, events = multiprocessing.Pipe(duplex=False)
+    more, answers = multiprocessing.Pipe(duplex=False)
+    answers.send(rows[2:4])
+    answers.send(rows[4:])
+    answers.send([])
+    assert [row.index for row in shard_rows(rows[:2], events, more)] == [0, 1, 2, 3, 4]
+    assert [asks.recv() for _ in range(3)] == [("more", None)] * 3
+    # A parent that is gone ends the rows.
+    answers.close()
+    assert [row.index for row in shard_rows(rows[:1], events, more)] == [0]

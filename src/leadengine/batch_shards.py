@@ -4,8 +4,11 @@
 whole pipeline (fetch, read, evaluate, store) on its share of the rows, under the
 batch's one run: one event loop per core, where one loop feeding a pool of page
 readers left the loop itself the bottleneck (it fetched, evaluated and stored every
-row). Rows are sharded by normalised URL (a URL's duplicates meet in one shard, as the
-Ray engine does); a batch of few rows runs in this process.
+row). The rows are split into groups by normalised URL (a URL's duplicates meet in one
+group, so in one shard, as the Ray engine does), and the groups are handed out as the
+shards ask for them, fewer at a time as fewer are left (:class:`Handout`), so the shards
+finish together however much their rows cost; a batch of few rows runs in this
+process.
 
 The parent keeps the run (its heartbeat renews every shard's claims), merges the
 shards' progress for the progress bar, and shares the LLM rate limits out: each shard
@@ -21,14 +24,15 @@ its reader cannot stop the batch.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
+import hashlib
 import multiprocessing
 import os
 import time
-import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +84,54 @@ def split_rows(rows: Sequence[Row], shards: int) -> list[list[Row]]:
     """``rows`` in ``shards`` lists (input order kept within each), empty ones dropped."""
     parts: list[list[Row]] = [[] for _ in range(shards)]
     for row in rows:
-        parts[zlib.crc32(shard_key(row).encode("utf-8", "replace")) % shards].append(row)
+        # blake2b, not crc32: crc32 is linear, and URLs that differ in a digit or two
+        # left a third of 64 parts empty and others twice as full.
+        digest = hashlib.blake2b(shard_key(row).encode("utf-8", "replace"), digest_size=8)
+        parts[int.from_bytes(digest.digest(), "little") % shards].append(row)
     return [part for part in parts if part]
+
+
+#: Groups per shard that a batch's rows are split into for :class:`Handout`.
+GROUPS_PER_SHARD = 32
+
+
+class Handout:
+    """A batch's rows in groups (:func:`split_rows`: a URL's duplicates in one group),
+    handed to the shards as they ask: half of what is left shared between them (at
+    least one group), so early asks get many rows and the last ones a group each, and
+    a shard whose rows are slow simply asks less often."""
+
+    def __init__(self, rows: Sequence[Row], shards: int) -> None:
+        # In the order of their first rows: the batch goes through its input roughly in
+        # order, as one process does.
+        self.groups = collections.deque(sorted(split_rows(rows, shards * GROUPS_PER_SHARD),
+                                               key=lambda group: group[0].index))
+        self.shards = shards
+
+    def take(self) -> list[Row]:
+        """The next rows for a shard that asks ([] when every row is handed out)."""
+        count = max(1, len(self.groups) // (2 * self.shards))
+        rows: list[Row] = []
+        while self.groups and count:
+            rows += self.groups.popleft()
+            count -= 1
+        return rows
+
+
+def shard_rows(first: list[Row], events: Connection, more: Connection) -> Iterator[Row]:
+    """A shard's rows: ``first``, then what the parent hands out when asked on
+    ``events`` (the answer comes on ``more``: a pipe round trip, some microseconds,
+    each time the shard's reading of its rows runs out) until it has no more."""
+    yield from first
+    while True:
+        try:
+            events.send(("more", None))
+            rows = more.recv()
+        except (EOFError, OSError):  # the parent is gone: nothing more to do
+            return
+        if not rows:
+            return
+        yield from rows
 
 
 def merge(summaries: Sequence[Summary], into: Summary) -> Summary:
@@ -130,16 +180,17 @@ class ShardJob:
     rows: list[Row]
 
 
-def shard_main(job: ShardJob, events: Connection) -> None:
-    """A shard's process: the batch's pipeline on its rows, its progress and the URLs it
-    starts and ends sent to the parent on ``events`` (a pipe: a send is one write, no
-    feeder thread, so telling costs microseconds a URL)."""
+def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
+    """A shard's process: the batch's pipeline on its rows (``job.rows``, then those the
+    parent hands out on ``more`` when asked), its progress and the URLs it starts and
+    ends sent to the parent on ``events`` (a pipe: a send is one write, no feeder
+    thread, so telling costs microseconds a URL)."""
     from leadengine.batch import BatchOptions, BatchRun
     from leadengine.batch_preload import knowledge_for
     from leadengine.evaluators import make_evaluator
     from leadengine.store import Store
 
-    rows = job.rows
+    rows = shard_rows(job.rows, events, more)
     settings = dataclasses.replace(job.settings, workers=0)
     kb = knowledge_for(job.kb)  # the fork server's, its index built, when it is this one
     evaluator = make_evaluator(settings, kb)
@@ -180,6 +231,10 @@ class Shard:
     deaths: int = 0
     #: The URLs it has started and not ended.
     in_flight: set[str] = dataclasses.field(default_factory=set)
+    #: Where the parent answers its asks for more rows.
+    more: Connection | None = None
+    #: Every row handed to it (a process started again is given them all).
+    given: list[Row] = dataclasses.field(default_factory=list)
 
 
 async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
@@ -189,26 +244,33 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
     The parent waits on the shards' pipes in its event loop (``add_reader``): an event
     is handled when it arrives, and a pipe's end (its process exited or died) decides
     whether the shard finished or is started again."""
-    parts = split_rows(rows, shards)
+    handout = Handout(rows, shards)
     context = start_processes()
     loop = asyncio.get_running_loop()
-    per_shard = max(1, -(-batch.options.concurrency // len(parts)))
-    states = [Shard(ShardJob(index, len(parts), batch.name, batch.settings, batch.kb,
+    per_shard = max(1, -(-batch.options.concurrency // shards))
+    states = [Shard(ShardJob(index, shards, batch.name, batch.settings, batch.kb,
                              batch.store.url, batch.key, batch.retry_since, per_shard,
                              batch.options.per_host, batch.options.max_age,
-                             batch.options.lease, batch.options.retry_failed, part))
-              for index, part in enumerate(parts)]
+                             batch.options.lease, batch.options.retry_failed, []))
+              for index in range(shards)]
     by_url = {shard_key(row): row for row in rows}
     suspects: Counter[str] = Counter()
     ended: asyncio.Future[None] = loop.create_future()
 
     def start(shard: Shard) -> None:
+        if not shard.given:
+            shard.given = handout.take()
+        # Started again, a shard is given every row it was handed: those its dead
+        # process stored are skipped as this run's.
+        shard.job = dataclasses.replace(shard.job, rows=list(shard.given))
         receive, send = context.Pipe(duplex=False)
-        shard.process = context.Process(target=shard_main, args=(shard.job, send),
+        asked, answer = context.Pipe(duplex=False)
+        shard.process = context.Process(target=shard_main, args=(shard.job, send, asked),
                                         daemon=True)
         shard.process.start()
-        send.close()  # the child's end: the pipe ends when the child does
-        shard.events = receive
+        send.close()  # the child's ends: the pipes end when the child does
+        asked.close()
+        shard.events, shard.more = receive, answer
         loop.add_reader(receive.fileno(), readable, shard)
 
     def readable(shard: Shard) -> None:
@@ -230,7 +292,13 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
 
     def handle(shard: Shard, event: tuple[str, Any]) -> None:
         what, value = event
-        if what == "start":
+        if what == "more":
+            rows = handout.take()
+            shard.given += rows
+            assert shard.more is not None
+            with contextlib.suppress(OSError):  # a dead shard: its pipe's end says so
+                shard.more.send(rows)
+        elif what == "start":
             shard.in_flight.add(value)
         elif what == "end":
             shard.in_flight.discard(value)
@@ -243,9 +311,10 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
 
     def gone(shard: Shard) -> None:
         """The shard's pipe has ended: it finished, or its process died."""
-        assert shard.events is not None
+        assert shard.events is not None and shard.more is not None
         loop.remove_reader(shard.events.fileno())
         shard.events.close()
+        shard.more.close()
         shard.process.join(timeout=5)
         if shard.finished:
             return
@@ -272,6 +341,8 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
             if shard.events is not None and not shard.events.closed:
                 loop.remove_reader(shard.events.fileno())
                 shard.events.close()
+            if shard.more is not None and not shard.more.closed:
+                shard.more.close()
             if shard.process is not None and shard.process.is_alive():
                 shard.process.terminate()
         for shard in states:
