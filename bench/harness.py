@@ -38,7 +38,12 @@ def python_on() -> str:
 
 def run_info(args: argparse.Namespace) -> dict[str, Any]:
     """The keys every results file starts with: arguments (paths as text), Python, platform."""
-    return {"args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+    def text(value: Any) -> Any:
+        if isinstance(value, list):
+            return [text(item) for item in value]
+        return str(value) if isinstance(value, Path) else value
+
+    return {"args": {k: text(v) for k, v in vars(args).items()},
             "python": sys.version, "platform": platform.platform()}
 
 
