@@ -856,3 +856,33 @@ def test_the_lazy_placer_finds_what_placing_every_candidate_finds(seed: int) -> 
         got = placer.first(has, floor)
         assert (got.candidate if got else None) == (want.candidate if want else None)
         assert (got.score if got else None) == (want.score if want else None)
+
+
+def test_a_site_s_address_does_not_depend_on_the_machine_s_speed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from leadengine.config import Settings
+    from leadengine.web.location import address_candidates
+    from leadengine.web.site import load_site
+
+    page = str(REPO / "tests" / "fixtures" / "sites" / "huge-page" / "index.html")
+    settings = Settings(max_pages=0)
+    quick = asyncio.run(load_site(page, settings)).location
+
+    class Slow:
+        """A machine on which every look at the clock finds a second gone."""
+
+        def __init__(self) -> None:
+            self.now = 0.0
+
+        def thread_time(self) -> float:
+            self.now += 1.0
+            return self.now
+
+    # The 2 MB page's address text is read whole however slow the reading: two reads
+    # of one page give one address (a CPU budget alone once cut it on a busy machine).
+    monkeypatch.setattr(address_candidates, "time", Slow())
+    slow = asyncio.run(load_site(page, settings)).location
+    assert quick.street_address is not None and "Strand Road" in quick.street_address.value
+    assert slow == quick

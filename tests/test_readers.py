@@ -196,8 +196,12 @@ def test_workers_option_is_checked_and_defaults_to_the_cores() -> None:
 
 
 def test_the_fork_server_loads_the_batch_s_knowledge_base_with_its_index(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from leadengine import batch_preload
+
+    # One OpenMP thread (the engine's default): with more, the fork server leaves the
+    # index to the shards (its threads are not safe to fork).
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
     from leadengine.batch_shards import preload_spec
 
     root = write_kb(tmp_path / "kb", {"a.md": "# Clinics\nclinic bangkok booking " * 20,
@@ -218,6 +222,9 @@ def test_the_fork_server_loads_the_batch_s_knowledge_base_with_its_index(
         Settings(knowledge_dir=root, embedder="openai")))) is None
     assert batch_preload.load({"knowledge_dir": str(tmp_path / "missing"),
                                "embedder": "hash"}) is None
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    threaded = batch_preload.load(json.loads(preload_spec(settings)))
+    assert threaded is not None and threaded._index is None
 
 
 def test_a_shard_uses_the_preloaded_knowledge_base_only_when_it_is_the_batch_s(
