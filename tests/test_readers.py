@@ -16,15 +16,13 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine.batch import normalise_url
+from leadengine.batch_handout import Handout, shard_rows, split_rows
 from leadengine.batch_input import Row
 from leadengine.batch_shards import (
     KILLED_TWICE,
-    Handout,
     default_workers,
     shard_count,
-    shard_rows,
     share_limits,
-    split_rows,
 )
 from leadengine.batch_summary import Summary
 from leadengine.cli import cli

@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from leadengine.batch import Row, read_rows, run_batch
+from leadengine.batch_handout import split_rows
 from leadengine.batch_input import input_name
-from leadengine.batch_shards import merge, split_rows
+from leadengine.batch_shards import merge
 from leadengine.batch_summary import Summary
 from leadengine.config import Settings
 from leadengine.errors import ConfigError, LeadEngineError
