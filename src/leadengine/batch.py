@@ -262,12 +262,11 @@ class BatchRun:
         marker per worker, even on failure, so that no worker waits for ever."""
         try:
             chunk: list[tuple[Row, str]] = []
-            size = CLAIM_CHUNK
             for row in rows:
                 url = self.admit(row)
                 if url is not None:
                     chunk.append((row, url))
-                if len(chunk) >= size:
+                if len(chunk) >= CLAIM_CHUNK:
                     await self.queue_claimed(chunk)
                     chunk = []
             await self.queue_claimed(chunk)

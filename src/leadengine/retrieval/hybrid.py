@@ -122,8 +122,7 @@ class HybridRetriever:
         """``query``'s length in the embedding model's tokens (estimated as four bytes
         of UTF-8 a token for an embedder that cannot count them)."""
         semantic = self.semantic
-        count = getattr(semantic.embedder, "query_tokens", None) if semantic else None
-        return int(count(query)) if count is not None else estimate_tokens(query)
+        return semantic.query_tokens(query) if semantic else estimate_tokens(query)
 
     def retrieve(self, query: str, limit: int = 3, *,
                  semantic_query: Query | None = None) -> list[Hit]:

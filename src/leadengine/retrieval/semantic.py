@@ -141,14 +141,16 @@ class SemanticRetriever:
                 if len(self._parts) >= PART_CACHE:
                     del self._parts[next(iter(self._parts))]
                 self._parts[part] = vector
-            total += self._tokens(part) * vector
+            total += self.query_tokens(part) * vector
         norm = float(np.linalg.norm(total))
         return total / norm if norm else total
 
     def _embed(self, text: str) -> np.ndarray:
         return self.embedder.embed_query(self.expand(text) if self.expand else text)
 
-    def _tokens(self, text: str) -> int:
+    def query_tokens(self, text: str) -> int:
+        """``text``'s length in the embedding model's tokens as a query (estimated as
+        four bytes of UTF-8 a token for an embedder that cannot count them)."""
         count = getattr(self.embedder, "query_tokens", None)
         return int(count(text)) if count is not None else estimate_tokens(text)
 
