@@ -23,6 +23,7 @@ from typing import Any
 
 import leadengine.batch  # noqa: F401  (the pipeline, imported)
 from leadengine.batch_shards import PRELOAD_ENV
+from leadengine.config import Settings
 from leadengine.knowledge import KnowledgeBase
 from leadengine.web.category import load_taxonomy
 from leadengine.web.location import gazetteer
@@ -40,10 +41,12 @@ def load(described: dict[str, Any]) -> KnowledgeBase | None:
     if described.get("embedder") == "openai":
         return None
     try:
-        kb = KnowledgeBase.from_dir(
-            described["knowledge_dir"], embedder=described["embedder"],
-            cache_dir=Path(described["cache_dir"]) if described.get("cache_dir") else None,
-            semantic_max_passages=described.get("semantic_max_passages"))
+        # The knowledge base the batch command loads, the same way
+        # (KnowledgeBase.from_settings), from the settings it was given.
+        kb = KnowledgeBase.from_settings(Settings(
+            knowledge_dir=_path(described.get("knowledge_dir")),
+            embedder=described["embedder"], cache_dir=_path(described.get("cache_dir")),
+            semantic_max_passages=described["semantic_max_passages"]))
     except Exception:
         return None
     method = described.get("method")
@@ -55,6 +58,10 @@ def load(described: dict[str, Any]) -> KnowledgeBase | None:
             # hybrid builds its semantic half on first use: build it now.
             getattr(retriever, "semantic", None)
     return kb
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
 
 
 def _preload() -> KnowledgeBase | None:

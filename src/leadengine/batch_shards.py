@@ -304,13 +304,11 @@ def preload_spec(settings: Settings) -> str:
     embedder is not preloaded (it needs the key and the network)."""
     import json
 
-    from leadengine.knowledge import default_knowledge_dir
-
     return json.dumps({
-        "knowledge_dir": str(settings.knowledge_dir or default_knowledge_dir()),
+        "knowledge_dir": str(settings.knowledge_dir) if settings.knowledge_dir else None,
         "embedder": settings.embedder,
         "cache_dir": str(settings.cache_dir) if settings.cache_dir else None,
-        "semantic_max_passages": settings.semantic_max_passages or None,
+        "semantic_max_passages": settings.semantic_max_passages,
         "method": settings.retrieval_method if settings.use_rag else None,
     })
 
