@@ -238,12 +238,19 @@ def test_hybrid_fuses_and_deduplicates(tmp_path: Path) -> None:
     assert (why["bm25_rank"], why["semantic_rank"], why["k"]) == (1, 1, 60)
 
 
-def test_hybrid_embeds_questions_but_not_websites_in_any_language(tmp_path: Path) -> None:
+def clinics_and_hotels(tmp_path: Path) -> tuple[KnowledgeBase, CountingEmbedder]:
+    """A knowledge base of a clinics file and a hotels file, and the embedder it counts
+    the embedded texts of."""
     embedder = CountingEmbedder()
     kb = KnowledgeBase.from_dir(write_kb(tmp_path / "kb", {
         "a.md": "# Clinics\nclinic bangkok booking " * 20,
         "b.md": "# Hotels\nhotel rooms yangon " * 20}), embedder=embedder,
         cache_dir=tmp_path / "cache")
+    return kb, embedder
+
+
+def test_hybrid_embeds_questions_but_not_websites_in_any_language(tmp_path: Path) -> None:
+    kb, embedder = clinics_and_hotels(tmp_path)
     hybrid = kb.retriever("hybrid")
     question = "clinic with online booking in bangkok"
     thai_question = "คลินิกทันตกรรมในกรุงเทพ"
@@ -278,11 +285,7 @@ def test_a_query_in_parts_is_the_token_weighted_mean_of_its_parts(tmp_path: Path
 
 
 def test_a_recurring_query_part_is_embedded_once(tmp_path: Path) -> None:
-    embedder = CountingEmbedder()
-    kb = KnowledgeBase.from_dir(write_kb(tmp_path / "kb", {
-        "a.md": "# Clinics\nclinic bangkok booking " * 20,
-        "b.md": "# Hotels\nhotel rooms yangon " * 20}), embedder=embedder,
-        cache_dir=tmp_path / "cache")
+    kb, embedder = clinics_and_hotels(tmp_path)
     signals = "Detected signals:\n- Not found: online booking, contact form"
     sites = ["Title: Smile dental clinic", "Title: Coming soon", "Title: Lotus hotel"]
     for text in sites:
