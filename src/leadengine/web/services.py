@@ -170,14 +170,17 @@ def _top_level_bar(pattern: str) -> bool:
 def find_services(texts: Sequence[tuple[str, str]],
                   services: Iterable[Service] | None = None) -> list[ServiceHit]:
     """The services seen in ``texts``: (where, lower-cased text) pairs searched in order,
-    so a service's evidence comes from the first place that shows it. Which services'
-    literal prefixes each text holds is found first (a substring search each), and only
-    those services are searched (a small page: 0.6 -> 0.1 ms)."""
-    chosen = catalogue() if services is None else tuple(services)
-    prefixes = {prefix for service in chosen for prefix in service.rule.prefixes}
-    present = [{prefix for prefix in prefixes if prefix in text} for _, text in texts]
+    so a service's evidence comes from the first place that shows it. Which of the
+    catalogue's literal prefixes each text holds is found first (a substring search
+    each), and only the services with one of them are searched, in catalogue order (a
+    small page: 0.6 -> 0.1 ms; walking the whole catalogue per text to find them cost
+    half of that again)."""
+    index = _index(catalogue() if services is None else tuple(services))
+    present = [{prefix for prefix in index.prefixes if prefix in text} for _, text in texts]
+    held_anywhere = set().union(*present)
     hits = []
-    for service in chosen:
+    for number in sorted({n for prefix in held_anywhere for n in index.by_prefix[prefix]}):
+        service = index.services[number]
         for (where, text), held in zip(texts, present, strict=True):
             if held.isdisjoint(service.rule.prefixes):
                 continue
@@ -186,6 +189,37 @@ def find_services(texts: Sequence[tuple[str, str]],
                 hits.append(ServiceHit(service, where, _line(text, match)))
                 break
     return hits
+
+
+@dataclass(frozen=True)
+class _Index:
+    """A catalogue's literal prefixes, each with the services (their positions) that
+    have it."""
+
+    services: tuple[Service, ...]
+    prefixes: tuple[str, ...]
+    by_prefix: dict[str, tuple[int, ...]]
+
+
+#: The index of each catalogue searched lately, by the catalogue's identity (the shipped
+#: one is built once per process).
+_INDEXES: dict[int, _Index] = {}
+
+
+def _index(services: tuple[Service, ...]) -> _Index:
+    found = _INDEXES.get(id(services))
+    if found is not None and found.services is services:
+        return found
+    by_prefix: dict[str, list[int]] = {}
+    for number, service in enumerate(services):
+        for prefix in sorted(service.rule.prefixes):
+            by_prefix.setdefault(prefix, []).append(number)
+    found = _Index(services, tuple(by_prefix),
+                   {prefix: tuple(numbers) for prefix, numbers in by_prefix.items()})
+    if len(_INDEXES) >= 8:
+        _INDEXES.clear()
+    _INDEXES[id(services)] = found
+    return found
 
 
 def _line(text: str, match: re.Match[str]) -> str:
