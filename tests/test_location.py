@@ -583,7 +583,7 @@ def test_only_the_errors_hostile_input_causes_are_swallowed(
             read_location([page("Hello")])
 
 
-def best_time(run: Callable[[], object], repeat: int = 3) -> float:
+def best_time(run: Callable[[], object], repeat: int = 5) -> float:
     """The least CPU time of this thread ``run`` took (what the reading budgets count: the
     test servers' threads and a loaded machine do not add to it)."""
     times = []
