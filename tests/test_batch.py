@@ -177,6 +177,38 @@ def test_exports_round_trip_and_cli(sites: SiteServer, tmp_path: Path, db: str) 
     assert missing.exit_code == 1 and missing.stderr.startswith("error: no stored evaluation")
 
 
+def test_llm_requests_in_flight_hold_to_the_concurrency_while_more_sites_are_read(
+        sites: SiteServer, tmp_path: Path, kb: KnowledgeBase,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``concurrency`` bounds the LLM requests in flight and, apart, the sites fetched at
+    once: while two requests wait for their answers the next two sites are fetched, so
+    an answer is followed by the next request at once, not after another fetch."""
+    from tests.fakes.openai_server import FakeOpenAI, Reply
+
+    monkeypatch.setenv("LEADENGINE_API_KEY", "k")
+    answer = {"business_name": "Smile Bright Dental", "business_type": "Dental clinic",
+              "primary_service": "Foundation Package", "fit_score": 80,
+              "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
+    page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
+    sites.route("/slow-lead/", body=page, delay=0.4)
+    urls = tmp_path / "urls.txt"
+    urls.write_text("".join(sites.url(f"slow-lead/?n={i}") + "\n" for i in range(6)),
+                    encoding="utf-8")
+    with FakeOpenAI() as fake:
+        fake.default = Reply.json(answer, delay=0.4)
+        arrivals: list[float] = []
+        fake.on_request = lambda record: arrivals.append(time.monotonic())
+        settings = FAST.with_options(provider="custom", base_url=fake.base_url,
+                                     use_cache=False, workers=0, llm_rpm=0, llm_tpm=0)
+        summary = asyncio.run(run_batch(urls, settings, kb, Store(tmp_path / "l.db"),
+                                        concurrency=2, per_host=8))
+    assert summary.done == 6 and len(fake.chat_requests) == 6
+    assert fake.max_in_flight == 2
+    # Sites 3 and 4 were fetched while the first two requests waited: their requests
+    # follow the first answers (0.4 s), where fetching them first took 0.8 s.
+    assert arrivals[2] - arrivals[0] < 0.65, arrivals
+
+
 def test_politeness_delay_spaces_sites_on_one_host(sites: SiteServer, tmp_path: Path,
                                                   kb: KnowledgeBase) -> None:
     urls = tmp_path / "urls.txt"

@@ -10,8 +10,8 @@ not fold the rows after it into one: see :func:`read_rows`). Rows already done u
 the same knowledge-base version, provider and model are skipped, so re-running an
 interrupted batch resumes it; failed rows are retried with ``retry_failed``. Each run
 keeps its own counters in the store. Rows are claimed a few at a time and their results
-written in groups, a tenth of a second apart at most (:mod:`leadengine.store_results`):
-a killed batch does again at most the rows it finished in its last tenth of a second.
+written in groups, half a second apart at most (:mod:`leadengine.store_results`):
+a killed batch does again at most the rows it finished in its last half second.
 
 Several batches may run on one database at once: each URL is claimed in the store
 before it is fetched, so no URL is evaluated (or paid for) twice; a URL another live
@@ -125,10 +125,20 @@ class BatchOptions:
 
 
 class BatchRun:
-    """One batch: a producer reads the rows into a bounded queue and ``concurrency``
-    workers claim, fetch, evaluate and store them; a heartbeat keeps the run and its
-    claims alive. What the workers share (the summary, the per-host gates, the URLs
-    seen) lives here, so each step is a method of its own."""
+    """One batch: a producer reads the rows into a bounded queue and workers claim,
+    fetch, evaluate and store them; a heartbeat keeps the run and its claims alive.
+    What the workers share (the summary, the per-host gates, the URLs seen) lives here,
+    so each step is a method of its own.
+
+    ``concurrency`` is the number of sites fetched and read at once, and of an LLM
+    evaluator's requests in flight at once (:meth:`LLMEvaluator.limit_in_flight
+    <leadengine.evaluators.llm.LLMEvaluator.limit_in_flight>`): there are twice as many
+    workers, so while ``concurrency`` sites wait for the LLM's answers as many more are
+    fetched and read, and a request goes out as soon as another's answer is in. (With
+    ``concurrency`` workers doing both, fewer requests than places were in flight while
+    sites were read, judged and checked, and the cores waited on the LLM.) A site's
+    host gate is held while it is fetched, not while it is judged (judging sends
+    nothing to the host)."""
 
     def __init__(self, name: str, settings: Settings, kb: KnowledgeBase, store: Store,
                  options: BatchOptions, evaluator: Evaluator | None = None) -> None:
@@ -139,8 +149,15 @@ class BatchRun:
         self.snapshots = store.snapshots(options.max_age)
         self.evaluator = evaluator if evaluator is not None else make_evaluator(settings, kb)
         self.summary = Summary()
+        #: Workers: twice ``concurrency`` (see the class's docstring).
+        self.workers = 2 * options.concurrency
         self.queue: asyncio.Queue[tuple[Row, str] | None] = asyncio.Queue(
-            maxsize=options.concurrency * 2)
+            maxsize=self.workers)
+        #: Sites fetched and read at once.
+        self.fetching = asyncio.Semaphore(options.concurrency)
+        limit = getattr(self.evaluator, "limit_in_flight", None)
+        if limit is not None:
+            limit(options.concurrency)
         #: At most ``per_host`` sites of one host at once, started ``host_delay`` apart.
         self.host_gates: dict[str, asyncio.Semaphore] = {}
         self.host_next: dict[str, float] = {}
@@ -208,9 +225,9 @@ class BatchRun:
         return self.summary
 
     async def process(self, rows: Iterable[Row]) -> None:
-        """Work through ``rows`` in this process: ``concurrency`` workers fetch, read,
-        evaluate and store; results are written in groups (:meth:`flush`), the last of
-        them before this returns or raises."""
+        """Work through ``rows`` in this process: the workers fetch, read, evaluate and
+        store (``concurrency`` sites in each stage at once); results are written in
+        groups (:meth:`flush`), the last of them before this returns or raises."""
         async with make_client(self.settings) as client:
             # One robots.txt per origin for the whole batch, not one per row.
             robots = RobotsPolicy(client, self.settings)
@@ -219,7 +236,7 @@ class BatchRun:
             async def workers() -> None:
                 try:
                     await asyncio.gather(*(self.work(client, robots)
-                                           for _ in range(self.options.concurrency)))
+                                           for _ in range(self.workers)))
                 finally:
                     finished.set()
 
@@ -271,7 +288,7 @@ class BatchRun:
                     chunk = []
             await self.queue_claimed(chunk)
         finally:
-            for _ in range(self.options.concurrency):
+            for _ in range(self.workers):
                 await self.queue.put(None)
 
     async def queue_claimed(self, chunk: list[tuple[Row, str]]) -> None:
@@ -360,11 +377,11 @@ class BatchRun:
         gate = (contextlib.nullcontext() if local else self.host_gates.setdefault(
             urlsplit(url).hostname or "", asyncio.Semaphore(self.options.per_host)))
         try:
-            async with gate:
+            async with gate, self.fetching:
                 if not local:
                     await self.polite(url)
                 site = await load_site(url, self.settings, client, self.snapshots, robots)
-                evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
+            evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
         except QuotaExhausted:
             raise  # every later row would fail alike: stop, this row stays to do
         except LeadEngineError as exc:

@@ -68,7 +68,8 @@ def _store(db: str | None, create: bool = True) -> Store:
 @knowledge_option
 @method_option
 @click.option("--concurrency", type=click.IntRange(min=1), default=16, show_default=True,
-              help="Sites evaluated at the same time.")
+              help="Sites fetched at the same time, and LLM requests in flight at the "
+                   "same time (sites are fetched and read while others wait for the LLM).")
 @click.option("--per-host", type=click.IntRange(min=1), default=2, show_default=True,
               help="Concurrent requests to one host.")
 @click.option("--host-delay", type=click.FloatRange(min=0), default=None,

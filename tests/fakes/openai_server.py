@@ -18,7 +18,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from types import TracebackType
@@ -251,6 +251,11 @@ class FakeOpenAI:
         self.models: list[str] = [FAKE_MODEL]
         #: An error reply (:meth:`Reply.error`) for ``GET /v1/models`` instead of the list.
         self.models_error: Reply | None = None
+        #: Chat requests being answered now, and the most there ever were at once.
+        self.in_flight = 0
+        self.max_in_flight = 0
+        #: Called with each request's record as it arrives (before any delay).
+        self.on_request: Callable[[dict[str, Any]], None] | None = None
         self._pending: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -349,19 +354,11 @@ class FakeOpenAI:
             if path == _CHAT_PATH and handler.command == "POST":
                 reply = self._pending.popleft() if self._pending else self.default
         rid = {"x-request-id": f"req_fake_{seq}"}
+        if self.on_request is not None:
+            self.on_request(record)
 
         if path == _CHAT_PATH and handler.command == "POST":
-            if reply is None:
-                err = {
-                    "error": {"message": "fake queue empty", "type": "server_error", "code": None}
-                }
-                handler.send_json(500, err, rid)
-                return
-            if reply.delay > 0 and self._stopping.wait(reply.delay):
-                handler.close_connection = True
-                return
-            status, headers, out = reply.render(body, seq)
-            handler.send_json(status, out, {**rid, **headers})
+            self._chat(handler, body, reply, seq, rid)
         elif path == "/v1/models" and handler.command == "GET":
             if self.models_error is not None:
                 status, headers, out = self.models_error.render(body, seq)
@@ -381,6 +378,27 @@ class FakeOpenAI:
                 }
             }
             handler.send_json(404, err, rid)
+
+    def _chat(self, handler: _Handler, body: Any, reply: Reply | None, seq: int,
+              rid: dict[str, str]) -> None:
+        if reply is None:
+            err = {"error": {"message": "fake queue empty", "type": "server_error", "code": None}}
+            handler.send_json(500, err, rid)
+            return
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            stopped = reply.delay > 0 and self._stopping.wait(reply.delay)
+        finally:
+            # Before the answer goes out: the client may send its next request at once.
+            with self._lock:
+                self.in_flight -= 1
+        if stopped:
+            handler.close_connection = True
+            return
+        status, headers, out = reply.render(body, seq)
+        handler.send_json(status, out, {**rid, **headers})
 
     @staticmethod
     def _embeddings(body: Any) -> dict[str, Any]:

@@ -11,6 +11,7 @@ twice the room. Transport failures become one-line :class:`LLMError` /
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -98,6 +99,14 @@ class LLMEvaluator:
             else None
         self.client = client or make_backend(settings, provider,
                                              base_url_of(settings, provider))
+        #: At most this many requests sent at once (see :meth:`limit_in_flight`).
+        self.in_flight: asyncio.Semaphore | None = None
+
+    def limit_in_flight(self, requests: int) -> None:
+        """Send at most ``requests`` requests at once (a batch's ``concurrency``): the
+        places are held by the requests alone, not by the reading, retrieval and checks
+        around them, so a batch keeps that many answers coming."""
+        self.in_flight = asyncio.Semaphore(requests)
 
     def answer_schema(self) -> dict[str, Any] | None:
         """The strict JSON Schema for models that support it; None = JSON mode (or, where
@@ -256,7 +265,11 @@ class LLMEvaluator:
         budget = self.budget(request.messages, answer)
         await self.limiter.acquire(budget)
         try:
-            response = await self.client.complete(request)
+            if self.in_flight is None:
+                response = await self.client.complete(request)
+            else:
+                async with self.in_flight:
+                    response = await self.client.complete(request)
         except ChatError as exc:
             raise self._failure(exc) from None
         calls["paid"] += 1
