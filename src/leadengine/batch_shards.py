@@ -28,6 +28,9 @@ import contextlib
 import dataclasses
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -43,6 +46,7 @@ if TYPE_CHECKING:
     from leadengine.batch import BatchRun
     from leadengine.config import Settings
     from leadengine.evaluators import Evaluator
+    from leadengine.knowledge import KnowledgeBase
 
 #: Rows per shard at least: a smaller batch uses fewer processes (each costs about a
 #: second of start-up CPU).
@@ -113,6 +117,10 @@ class ShardJob:
     lease: float
     retry_failed: bool
     rows: list[Row]
+    #: Forked from the batch's own process (see :func:`start_processes`), and the pipe
+    #: ends of the other shards it holds, to close.
+    forked: bool = False
+    others: tuple[int, ...] = ()
 
 
 def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
@@ -120,14 +128,15 @@ def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
     parent hands out on ``more`` when asked), its progress and the URLs it starts and
     ends sent to the parent on ``events`` (a pipe: a send is one write, no feeder
     thread, so telling costs microseconds a URL)."""
+    if job.forked:
+        leave_parent(job.others)
     from leadengine.batch import BatchOptions, BatchRun
-    from leadengine.batch_preload import knowledge_for
     from leadengine.evaluators import make_evaluator
     from leadengine.store import Store
 
     rows = shard_rows(job.rows, events, more)
     settings = dataclasses.replace(job.settings, workers=0)
-    kb = knowledge_for(job.kb)  # the fork server's, its index built, when it is this one
+    kb = job.kb  # forked: the batch's own, its retrieval index built
     evaluator = make_evaluator(settings, kb)
     share_limits(evaluator, job.shards)
     sent = [0.0]
@@ -181,12 +190,17 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
     whether the shard finished or is started again."""
     handout = Handout(rows, shards)
     context = start_processes()
+    forked = context.get_start_method() == "fork"
+    prepare(batch.kb, batch.settings, forked)
+    # Forked, a shard has the batch's knowledge base with its index; started by the fork
+    # server, it is sent a copy without it and reads the index from the cache.
+    kb = batch.kb if forked else dataclasses.replace(batch.kb)
     loop = asyncio.get_running_loop()
     per_shard = max(1, -(-batch.options.concurrency // shards))
-    states = [Shard(ShardJob(index, shards, batch.name, batch.settings, batch.kb,
+    states = [Shard(ShardJob(index, shards, batch.name, batch.settings, kb,
                              batch.store.url, batch.key, batch.retry_since, per_shard,
                              batch.options.per_host, batch.options.max_age,
-                             batch.options.lease, batch.options.retry_failed, []))
+                             batch.options.lease, batch.options.retry_failed, [], forked))
               for index in range(shards)]
     by_url = {shard_key(row): row for row in rows}
     suspects: Counter[str] = Counter()
@@ -196,8 +210,13 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
         if not shard.given:
             shard.given = handout.take()
         # Started again, a shard is given every row it was handed: those its dead
-        # process stored are skipped as this run's.
-        shard.job = dataclasses.replace(shard.job, rows=list(shard.given))
+        # process stored are skipped as this run's. Forked, it closes the other shards'
+        # pipes it inherits (a pipe ends only when every copy of its end is closed).
+        others = tuple(end.fileno() for state in states if state is not shard
+                       for end in (state.events, state.more)
+                       if end is not None and not end.closed)
+        shard.job = dataclasses.replace(shard.job, rows=list(shard.given),
+                                        others=others if forked else ())
         receive, send = context.Pipe(duplex=False)
         asked, answer = context.Pipe(duplex=False)
         shard.process = context.Process(target=shard_main, args=(shard.job, send, asked),
@@ -286,51 +305,55 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
 
 
 def start_processes() -> Any:
-    """The multiprocessing context shards start in: a fork server with the batch
-    imported, so a shard starts in milliseconds and shares nothing (threads, database
-    connections) with this process. :func:`warm_up` starts it early."""
+    """The multiprocessing context shards start in.
+
+    On Linux, when this process runs no other thread and the embedding engine's OpenMP
+    runtime is not multi-threaded (the command line's batch): **forked** from this
+    process, so a shard starts in milliseconds with everything this one has loaded (the
+    pipeline, the data, the knowledge base with its index: :func:`prepare`), sharing
+    those pages of memory, at no start-up cost of its own. (A fork server of its own
+    imported the pipeline again: about a second of CPU a batch, spent before the first
+    shard could start.) Otherwise, where a fork is not safe (a batch run from a thread,
+    as the workspace's jobs are): a **fork server** with the pipeline imported
+    (:mod:`leadengine.batch_preload`), sharing nothing with this process."""
+    threads = os.environ.get("OMP_NUM_THREADS", "1")
+    if sys.platform.startswith("linux") and threading.active_count() == 1 \
+            and threads == "1":
+        return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["leadengine.batch_preload"])
     return context
 
 
-#: The environment variable that tells the fork server which knowledge base to load.
-PRELOAD_ENV = "_LEADENGINE_SHARD_KNOWLEDGE"
-
-
-def preload_spec(settings: Settings) -> str:
-    """What the fork server should load for a batch with ``settings``, as its
-    environment carries it (:mod:`leadengine.batch_preload` reads it). An ``openai``
-    embedder is not preloaded (it needs the key and the network)."""
-    import json
-
-    return json.dumps({
-        "knowledge_dir": str(settings.knowledge_dir) if settings.knowledge_dir else None,
-        "embedder": settings.embedder,
-        "cache_dir": str(settings.cache_dir) if settings.cache_dir else None,
-        "semantic_max_passages": settings.semantic_max_passages,
-        "method": settings.retrieval_method if settings.use_rag else None,
-    })
-
-
-def warm_up(settings: Settings) -> None:
-    """Start the fork server now if a batch with ``settings`` may use shards: it imports
-    the pipeline and loads the batch's knowledge base with its retrieval index
-    (:mod:`leadengine.batch_preload`) on another core while this process reads the
-    knowledge base and the input, so the shards it forks start with all of it."""
-    workers = settings.workers
-    if (default_workers() if workers is None else workers) <= 1:
+def prepare(kb: KnowledgeBase, settings: Settings, forked: bool) -> None:
+    """Before the shards start: ``kb``'s retrieval index built for the batch's method
+    (the embedding model loaded, the passages' vectors read from the cache or, the first
+    time after the knowledge base changed, computed and cached) and, for shards forked
+    from here, the data every page read consults and the modules a shard imports on
+    first use (:mod:`leadengine.batch_preload`): a forked shard starts with all of it, a
+    fork server's reads the index from the cache; either way a knowledge base is
+    embedded once per batch, not once per shard."""
+    if forked:
+        import leadengine.batch_preload  # noqa: F401
+    if not settings.use_rag:
         return
-    from multiprocessing import forkserver
+    # Nothing here may fail the batch: an index that cannot be built is left to the
+    # shards, which report it on the rows it fails.
+    with contextlib.suppress(Exception):
+        retriever = kb.retriever(settings.retrieval_method)
+        getattr(retriever, "semantic", None)  # hybrid builds its semantic half on first use
+        # What retrieval loads on its first query (numpy's masked arrays...), loaded too.
+        kb.retrieve("website booking", method=settings.retrieval_method)
 
-    previous = os.environ.get(PRELOAD_ENV)
-    # The fork server starts with this process's environment.
-    os.environ[PRELOAD_ENV] = preload_spec(settings)
-    try:
-        start_processes()
-        forkserver.ensure_running()
-    finally:
-        if previous is None:
-            os.environ.pop(PRELOAD_ENV, None)
-        else:
-            os.environ[PRELOAD_ENV] = previous
+
+def leave_parent(others: Sequence[int]) -> None:
+    """In a shard forked from the batch's process, inside its running event loop: the
+    parent's signal wake-up and handlers are not this process's (a SIGTERM sent to the
+    shard would otherwise be written to the parent's loop, which would stop the batch),
+    and the other shards' pipe ends it inherited are closed."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for fd in others:
+        with contextlib.suppress(OSError):
+            os.close(fd)

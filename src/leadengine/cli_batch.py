@@ -114,10 +114,6 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay, workers=workers)
-    if engine == "local":
-        from leadengine.batch_shards import warm_up
-
-        warm_up(settings)  # the shards' fork server starts loading now
     from leadengine.batch import run_batch
 
     store = _store(db or settings.db)
@@ -262,7 +258,9 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
                TextColumn("{task.fields[failed]} failed"),
                TextColumn("{task.fields[rate]:.1f}/s"), TextColumn("${task.fields[cost]:.4f}"),
                TimeElapsedColumn(), TimeRemainingColumn()]
-    with Progress(*columns, console=Console(stderr=True)) as bar:
+    # Redrawn by the batch's own event loop, not by rich's refresh thread: the batch
+    # forks its shards from this process, which it does only while no other thread runs.
+    with Progress(*columns, console=Console(stderr=True), auto_refresh=False) as bar:
         task = bar.add_task("batch", total=total, failed=0, rate=0.0, cost=0.0)
 
         def update(summary: Summary) -> None:
@@ -270,10 +268,31 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
             bar.update(task, completed=summary.handled, failed=summary.failed,
                        rate=summary.done / elapsed, cost=summary.cost_usd)
 
-        return _run_interruptible(run_batch(
+        return _run_interruptible(_redrawn(bar, run_batch(
             input_path, settings, kb, store, retry_failed=retry_failed,
             concurrency=concurrency, per_host=per_host, on_progress=update,
-            max_age=max_age, rows=rows, encoding=encoding))
+            max_age=max_age, rows=rows, encoding=encoding)))
+
+
+#: Seconds between two redraws of the progress bar.
+REDRAW_EVERY = 0.25
+
+
+async def _redrawn(bar: Any, work: Coroutine[Any, Any, Summary]) -> Summary:
+    """``work``'s result, with ``bar`` redrawn every :data:`REDRAW_EVERY` seconds while
+    it runs (the elapsed time and ETA move even while no row ends)."""
+    import asyncio
+
+    async def redraw() -> None:
+        while True:
+            await asyncio.sleep(REDRAW_EVERY)
+            bar.refresh()
+
+    redrawing = asyncio.create_task(redraw())
+    try:
+        return await work
+    finally:
+        redrawing.cancel()
 
 
 @click.command()
