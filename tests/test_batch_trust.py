@@ -348,3 +348,33 @@ def test_a_used_up_daily_quota_stops_the_batch_without_failing_rows(
     assert run["status"] == "interrupted"
     assert (run["evaluated"], run["failed"]) == (1, 0)
     assert Store(db).errors() == []
+
+
+def test_rows_in_flight_when_the_daily_quota_runs_out_are_finished_and_stored(
+        sites: SiteServer, tmp_path: Path) -> None:
+    """Three requests are in flight when the fourth row finds the day's requests used
+    up: those three were paid for, so they are answered and stored before the batch
+    stops; the rows not started stay to do."""
+    from tests.fakes.openai_server import FakeOpenAI, Reply
+
+    answer = {"business_name": "Smile Bright Dental", "business_type": "Dental clinic",
+              "primary_service": "Foundation Package", "fit_score": 80,
+              "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
+    db = tmp_path / "q.db"
+    leads = tmp_path / "urls.txt"
+    leads.write_text("".join(sites.url(f"bangkok-dental-fb-only/?quota={i}") + "\n"
+                             for i in range(8)), encoding="utf-8")
+    with FakeOpenAI() as fake:
+        fake.default = Reply.json(answer, delay=0.5)
+        result = CliRunner(env={"LEADENGINE_RETRIEVAL": "keyword", "GROQ_API_KEY": "k",
+                                "LEADENGINE_LLM_RPD": "3", "LEADENGINE_LLM_RPM": "0",
+                                "LEADENGINE_LLM_TPM": "0"}).invoke(cli, [
+            "batch", str(leads), "--db", str(db), "--provider", "groq", "--base-url",
+            fake.base_url, "--allow-private", "--max-pages", "0", "--host-delay", "0",
+            "--concurrency", "3", "--no-cache"])
+    assert result.exit_code == 1
+    assert "daily request limit of 3 reached for groq" in result.stderr.splitlines()[-1]
+    assert len(fake.chat_requests) == 3
+    assert len(list(Store(db).evaluations())) == 3 and Store(db).errors() == []
+    [run] = runs_table(db).values()
+    assert (run["status"], run["evaluated"], run["failed"]) == ("interrupted", 3, 0)

@@ -330,3 +330,31 @@ def test_a_shard_asks_for_rows_until_there_are_none() -> None:
     answers.close()
     assert [row.index for row in shard_rows(rows[:1], events, more)] == [0]
 
+
+def test_a_shard_whose_share_of_the_daily_quota_runs_out_leaves_the_others_to_finish(
+        sites: SiteServer, tmp_path: Path) -> None:
+    """Each of two shards has half of the day's 10 requests: the one that runs out
+    first stops starting rows but does not stop the other, whose requests in flight are
+    paid for; the batch stops once both have, with every paid answer stored."""
+    from tests.fakes.openai_server import FakeOpenAI, Reply
+
+    answer = {"business_name": "Smile Bright Dental", "business_type": "Dental clinic",
+              "primary_service": "Foundation Package", "fit_score": 80,
+              "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
+    urls = [sites.url(f"bangkok-dental-fb-only/?share={i}") for i in range(40)]
+    (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
+    db = tmp_path / "s.db"
+    with FakeOpenAI() as fake:
+        fake.default = Reply.json(answer, delay=0.3)
+        env = {**os.environ, **ENV, "LEADENGINE_PROVIDER": "groq", "GROQ_API_KEY": "k",
+               "LEADENGINE_LLM_RPD": "10", "LEADENGINE_LLM_RPM": "0",
+               "LEADENGINE_LLM_TPM": "0"}
+        done = subprocess.run(
+            [sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"),
+             "--db", str(db), "--workers", "2", "--concurrency", "4", "--base-url",
+             fake.base_url, "--no-cache"],
+            env=env, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "daily request limit of 5 reached for groq" in done.stderr.splitlines()[-1]
+    assert len(fake.chat_requests) == 10
+    assert len(list(Store(str(db)).evaluations())) == 10 and Store(str(db)).errors() == []

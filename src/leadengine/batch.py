@@ -175,6 +175,10 @@ class BatchRun:
         #: Told ("start" | "end", url) around each URL this process evaluates (a shard
         #: tells its parent which URL it was on if it dies).
         self.on_url: Callable[[str, str], None] | None = None
+        #: The provider's daily requests are used up: no row is started from now on, the
+        #: rows being evaluated finish (their requests are paid for), and :meth:`process`
+        #: raises this once they have been stored. The rows not reached stay to do.
+        self.quota: QuotaExhausted | None = None
 
     def start(self) -> None:
         """Record the run and read which URLs are stored already."""
@@ -247,6 +251,8 @@ class BatchRun:
                 with contextlib.suppress(StoreError):
                     self.flush()  # what finished before the stop is kept
                 raise
+        if self.quota is not None:
+            raise self.quota
 
     async def flush_often(self, finished: asyncio.Event) -> None:
         """Write the results waiting every :data:`FLUSH_EVERY` seconds until the workers
@@ -280,6 +286,8 @@ class BatchRun:
         try:
             chunk: list[tuple[Row, str]] = []
             for row in rows:
+                if self.quota is not None:
+                    break
                 url = self.admit(row)
                 if url is not None:
                     chunk.append((row, url))
@@ -346,6 +354,8 @@ class BatchRun:
 
     async def work(self, client: httpx.AsyncClient, robots: RobotsPolicy) -> None:
         while (item := await self.queue.get()) is not None:
+            if self.quota is not None:
+                continue  # not started: it stays to do (the run's end frees its claim)
             row, url = item
             if self.on_url is not None:
                 self.on_url("start", url)
@@ -382,8 +392,10 @@ class BatchRun:
                     await self.polite(url)
                 site = await load_site(url, self.settings, client, self.snapshots, robots)
             evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
-        except QuotaExhausted:
-            raise  # every later row would fail alike: stop, this row stays to do
+        except QuotaExhausted as exc:
+            # Every later row would fail alike: stop starting rows; this one stays to do.
+            self.quota = self.quota or exc
+            return
         except LeadEngineError as exc:
             self.record_failure(row, url, str(exc),
                                 exc.url if isinstance(exc, FetchError) else url)

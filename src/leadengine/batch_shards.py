@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from leadengine.batch_handout import Handout, shard_key, shard_rows
 from leadengine.batch_input import Row
 from leadengine.batch_summary import Summary
-from leadengine.errors import LeadEngineError
+from leadengine.errors import LeadEngineError, QuotaExhausted
 
 if TYPE_CHECKING:
     from leadengine.batch import BatchRun
@@ -155,6 +155,11 @@ def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
     batch.on_url = lambda what, url: events.send((what, url))
     try:
         asyncio.run(batch.process(rows))
+    except QuotaExhausted as exc:
+        # Its share of the day's requests is used up; what it started is stored.
+        batch.summary.reused_pages = batch.snapshots.reused
+        events.send(("quota", (exc, batch.summary)))
+        return
     except LeadEngineError as exc:
         events.send(("error", exc))
         return
@@ -204,6 +209,8 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
               for index in range(shards)]
     by_url = {shard_key(row): row for row in rows}
     suspects: Counter[str] = Counter()
+    #: A shard's share of the day's LLM requests ran out (raised once all have ended).
+    quota: list[QuotaExhausted | None] = [None]
     ended: asyncio.Future[None] = loop.create_future()
 
     def start(shard: Shard) -> None:
@@ -260,6 +267,11 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
             shard.latest, shard.finished = value, what == "done"
             merge([state.latest for state in states], batch.summary)
             batch.log_progress()
+        elif what == "quota":
+            # The other shards go on with their own shares; the batch stops at the end.
+            quota[0], (shard.latest, shard.finished) = value[0], (value[1], True)
+            merge([state.latest for state in states], batch.summary)
+            batch.log_progress()
         elif what == "error":
             raise value
 
@@ -290,6 +302,8 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
         for shard in states:
             start(shard)
         await ended
+        if quota[0] is not None:
+            raise quota[0]
     finally:
         for shard in states:
             if shard.events is not None and not shard.events.closed:
