@@ -239,6 +239,13 @@ def test_the_batch_builds_its_index_before_its_shards_start(tmp_path: Path) -> N
     bare = KnowledgeBase.from_settings(settings)
     prepare(bare, settings.with_options(use_rag=False), forked=False)
     assert bare._index is None  # without RAG, nothing is built
+    # Before a fork, what the shards inherit is frozen out of the collector's walks.
+    import gc
+
+    gc.unfreeze()
+    prepare(bare, settings.with_options(use_rag=False), forked=True)
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()
     # An index that cannot be built (an embedder that needs a key it lacks) is left to
     # the shards, which report it on the rows: it does not stop the batch here.
     keyless = KnowledgeBase.from_dir(root, embedder="openai", cache_dir=tmp_path / "c2")

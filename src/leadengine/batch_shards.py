@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import multiprocessing
 import os
 import signal
@@ -349,15 +350,18 @@ def prepare(kb: KnowledgeBase, settings: Settings, forked: bool) -> None:
     embedded once per batch, not once per shard."""
     if forked:
         import leadengine.batch_preload  # noqa: F401
-    if not settings.use_rag:
-        return
-    # Nothing here may fail the batch: an index that cannot be built is left to the
-    # shards, which report it on the rows it fails.
-    with contextlib.suppress(Exception):
-        retriever = kb.retriever(settings.retrieval_method)
-        getattr(retriever, "semantic", None)  # hybrid builds its semantic half on first use
-        # What retrieval loads on its first query (numpy's masked arrays...), loaded too.
-        kb.retrieve("website booking", method=settings.retrieval_method)
+    if settings.use_rag:
+        # Nothing here may fail the batch: an index that cannot be built is left to the
+        # shards, which report it on the rows it fails.
+        with contextlib.suppress(Exception):
+            retriever = kb.retriever(settings.retrieval_method)
+            getattr(retriever, "semantic", None)  # hybrid builds its semantic half
+            # What retrieval loads on its first query (numpy's masked arrays...) too.
+            kb.retrieve("website booking", method=settings.retrieval_method)
+    if forked:
+        # What the shards inherit is left out of the garbage collector's walks: theirs
+        # no longer touch (and so copy) the pages they share, nor spend time on it.
+        gc.freeze()
 
 
 def leave_parent(others: Sequence[int]) -> None:

@@ -411,7 +411,20 @@ add_examples(cli)
 def main() -> None:
     """Console-script entry point."""
     _show_status()
-    cli()
+    try:
+        cli()
+    finally:
+        _before_exit()
+
+
+def _before_exit() -> None:
+    """What the command made is left to the process's end, not collected at it: Python's
+    final collections walk every object still alive (the pipeline's modules, the
+    place-name gazetteer, a batch's rows), about 0.3 s of each command's exit; frozen,
+    they are skipped."""
+    import gc
+
+    gc.freeze()
 
 
 def _show_status() -> None:
@@ -433,5 +446,8 @@ def seed_main(argv: list[str] | None = None) -> None:
     the evaluation JSON (``--format text`` for a readable report)."""
     _show_status()
     args = sys.argv[1:] if argv is None else argv
-    evaluate.main(args, prog_name="main.py", default_map={"fmt": "json"},
-                  help_option_names=["-h", "--help"])
+    try:
+        evaluate.main(args, prog_name="main.py", default_map={"fmt": "json"},
+                      help_option_names=["-h", "--help"])
+    finally:
+        _before_exit()
