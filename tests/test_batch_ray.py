@@ -22,9 +22,11 @@ from leadengine.batch_ray import (
     LimitsHolder,
     RayOptions,
     check_reachable,
+    gather,
     run_batch_on_ray,
     shard_error,
 )
+from leadengine.batch_summary import Summary
 from leadengine.errors import ConfigError, LeadEngineError, QuotaExhausted
 from leadengine.store import Store
 from tests.conftest import REPO, SITES, postgres_database
@@ -248,3 +250,38 @@ def test_a_failed_shard_says_why_in_one_line() -> None:
     assert str(died).startswith("a Ray worker died 4 times running one shard")
     interrupt = KeyboardInterrupt()
     assert shard_error(interrupt) is interrupt
+
+
+def test_a_shard_out_of_daily_quota_leaves_the_others_to_finish() -> None:
+    """The shards' ends are gathered one by one: a used-up quota (every shard meets it,
+    each storing what it had started) is raised once all have ended, so no shard's paid
+    requests are cancelled; any other failure is raised at once."""
+    quota = QuotaExhausted("daily request limit of 10 reached for groq")
+    ends: dict[str, Any] = {"a": ray.exceptions.RayTaskError("run_shard", "tb", quota),
+                            "b": Summary(done=4), "c": Summary(done=5)}
+    waited: list[str] = []
+
+    class FakeRay:
+        exceptions = ray.exceptions
+
+        @staticmethod
+        def wait(pending: list[str], num_returns: int) -> tuple[list[str], list[str]]:
+            waited.append(pending[0])
+            return pending[:num_returns], pending[num_returns:]
+
+        @staticmethod
+        def get(done: list[str]) -> list[Summary]:
+            found = [ends[ref] for ref in done]
+            for end in found:
+                if isinstance(end, BaseException):
+                    raise end
+            return found
+
+    with pytest.raises(ray.exceptions.RayTaskError) as raised:
+        gather(FakeRay(), ["a", "b", "c"])
+    assert raised.value.cause is quota and waited == ["a", "b", "c"]
+    assert [s.done for s in gather(FakeRay(), ["b", "c"])] == [4, 5]
+    ends["b"] = ray.exceptions.RayTaskError("run_shard", "tb", KeyError("x"))
+    with pytest.raises(ray.exceptions.RayTaskError):
+        gather(FakeRay(), ["b", "c", "a"])
+    assert waited[-1] == "b"  # raised at once: "c" and "a" not waited for

@@ -365,3 +365,25 @@ def test_a_shard_whose_share_of_the_daily_quota_runs_out_leaves_the_others_to_fi
     assert "daily request limit of 5 reached for groq" in done.stderr.splitlines()[-1]
     assert len(fake.chat_requests) == 10
     assert len(list(Store(str(db)).evaluations())) == 10 and Store(str(db)).errors() == []
+
+
+def test_shards_share_the_per_host_limits(sites: SiteServer, tmp_path: Path) -> None:
+    """Rows are split by URL, so one host's sites go to every shard: each shard has its
+    share of ``--per-host`` (and starts them N times ``--host-delay`` apart), so the host
+    never sees more than ``--per-host`` requests at once."""
+    from leadengine.batch_shards import share_host_limits
+
+    page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
+    sites.route("/one-host/", body=page, delay=0.25)
+    urls = [sites.url(f"one-host/?lead={i}") for i in range(40)]
+    (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "leadengine", "batch", str(tmp_path / "urls.txt"), "--db",
+         str(tmp_path / "h.db"), "--workers", "2", "--concurrency", "8", "--per-host", "2"],
+        env={**os.environ, **ENV}, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "run 1: 40 evaluated, 0 failed" in done.stderr
+    assert sites.most_busy["/one-host/"] == 2
+    assert [share_host_limits(n, Settings(host_delay=0.5), 2)[0] for n in (1, 2, 5)] == [
+        1, 1, 2]
+    assert share_host_limits(2, Settings(host_delay=0.5), 4)[1].host_delay == 2.0

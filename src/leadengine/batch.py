@@ -151,8 +151,10 @@ class BatchRun:
         self.summary = Summary()
         #: Workers: twice ``concurrency`` (see the class's docstring).
         self.workers = 2 * options.concurrency
+        # Claimed rows wait here at most a claim's worth at a time: a shard that read
+        # further ahead would hold rows another shard, out of work, could be doing.
         self.queue: asyncio.Queue[tuple[Row, str] | None] = asyncio.Queue(
-            maxsize=self.workers)
+            maxsize=CLAIM_CHUNK)
         #: Sites fetched and read at once.
         self.fetching = asyncio.Semaphore(options.concurrency)
         limit = getattr(self.evaluator, "limit_in_flight", None)

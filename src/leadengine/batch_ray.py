@@ -36,10 +36,10 @@ from urllib.parse import urlsplit
 from leadengine.batch import Row, read_rows, run_batch
 from leadengine.batch_handout import split_rows
 from leadengine.batch_input import input_name
-from leadengine.batch_shards import merge
+from leadengine.batch_shards import merge, share_host_limits
 from leadengine.batch_summary import Summary
 from leadengine.config import Settings
-from leadengine.errors import ConfigError, LeadEngineError
+from leadengine.errors import ConfigError, LeadEngineError, QuotaExhausted
 from leadengine.knowledge import KnowledgeBase
 from leadengine.store import Store
 
@@ -221,16 +221,37 @@ def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBa
     task = ray.remote(num_cpus=1, max_retries=SHARD_RETRIES)(run_shard)
     kb_ref = ray.put(kb)
     per_shard = max(1, math.ceil(concurrency / len(parts))) if parts else concurrency
+    # A host's sites are in every shard: each has its share of the per-host limits.
+    per_host, settings = share_host_limits(per_host, settings, max(1, len(parts)))
     name = input_name(input_path)
     refs = [task.remote(name, settings, kb_ref, store.url, part, retry_failed,
                         per_shard, per_host, max_age, holder) for part in parts]
     try:
-        summaries = ray.get(refs)
+        summaries = gather(ray, refs)
     except BaseException as exc:
         for ref in refs:
             ray.cancel(ref, force=True)
         raise shard_error(exc) from None
     return merge_runs(summaries, started)
+
+
+def gather(ray: Any, refs: list[Any]) -> list[Summary]:
+    """The shards' summaries as they end. A shard that found the day's requests used up
+    has stored what it started; the others are left to finish theirs (their requests in
+    flight are paid for), and then that error is raised. Any other failure is raised
+    at once."""
+    pending, summaries, quota = list(refs), [], None
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        try:
+            summaries += ray.get(done)
+        except ray.exceptions.RayTaskError as exc:
+            if not isinstance(exc.cause, QuotaExhausted):
+                raise
+            quota = exc
+    if quota is not None:
+        raise quota
+    return summaries
 
 
 def shard_error(exc: BaseException) -> BaseException:

@@ -100,6 +100,14 @@ def share_limits(evaluator: Evaluator, shards: int) -> None:
     evaluator.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=limiter.name)  # type: ignore[attr-defined]
 
 
+def share_host_limits(per_host: int, settings: Settings, shards: int
+                      ) -> tuple[int, Settings]:
+    """A shard's share of the per-host limits: ``per_host`` sites of one host at once
+    and ``settings.host_delay`` seconds between two, over ``shards`` shards."""
+    return (max(1, per_host // shards),
+            dataclasses.replace(settings, host_delay=settings.host_delay * shards))
+
+
 @dataclasses.dataclass(frozen=True)
 class ShardJob:
     """What a shard's process is given."""
@@ -203,9 +211,13 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
     kb = batch.kb if forked else dataclasses.replace(batch.kb)
     loop = asyncio.get_running_loop()
     per_shard = max(1, -(-batch.options.concurrency // shards))
-    states = [Shard(ShardJob(index, shards, batch.name, batch.settings, kb,
+    # A host's sites are spread over the shards (rows are split by URL), so each shard
+    # gets its share of the per-host limit and starts a host's sites N times the delay
+    # apart: together they hold the batch's limits (at least one site of a host a shard).
+    per_host, settings = share_host_limits(batch.options.per_host, batch.settings, shards)
+    states = [Shard(ShardJob(index, shards, batch.name, settings, kb,
                              batch.store.url, batch.key, batch.retry_since, per_shard,
-                             batch.options.per_host, batch.options.max_age,
+                             per_host, batch.options.max_age,
                              batch.options.lease, batch.options.retry_failed, [], forked))
               for index in range(shards)]
     by_url = {shard_key(row): row for row in rows}

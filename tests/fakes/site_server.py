@@ -166,7 +166,13 @@ class _Handler(BaseHTTPRequestHandler):
             conn.close()
 
     def _serve_route(self, route: _Route) -> None:
-        if route.delay > 0 and self.server.owner._stopping.wait(route.delay):
+        owner, path = self.server.owner, urlsplit(self.path).path
+        owner._busy(path, 1)
+        try:
+            stopped = route.delay > 0 and owner._stopping.wait(route.delay)
+        finally:
+            owner._busy(path, -1)  # before the answer: the next request may follow it
+        if stopped:
             self.close_connection = True
             return
         if route.reset:
@@ -230,6 +236,9 @@ class SiteServer:
     def __init__(self, root: pathlib.Path) -> None:
         self.root = pathlib.Path(root)
         self.requests: list[tuple[str, str]] = []
+        #: Requests of each routed path being answered at once, and the most there were.
+        self.busy: dict[str, int] = {}
+        self.most_busy: dict[str, int] = {}
         self._routes: dict[str, _Route] = {}
         self._bombs: dict[int, bytes] = {}
         self._lock = threading.Lock()
@@ -345,6 +354,11 @@ class SiteServer:
             )
 
     # -- internals used by the handler -----------------------------------------------------
+
+    def _busy(self, path: str, change: int) -> None:
+        with self._lock:
+            self.busy[path] = self.busy.get(path, 0) + change
+            self.most_busy[path] = max(self.most_busy.get(path, 0), self.busy[path])
 
     def _record(self, method: str, path: str) -> None:
         with self._lock:
