@@ -62,6 +62,7 @@ from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
 from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
 from leadengine.store_results import FLUSH_EVERY, FLUSH_SIZE
+from leadengine.turns import TurnReader, Turns
 from leadengine.web.fetch import make_client
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import load_site
@@ -157,6 +158,11 @@ class BatchRun:
             maxsize=CLAIM_CHUNK)
         #: Sites fetched and read at once.
         self.fetching = asyncio.Semaphore(options.concurrency)
+        #: The CPU-heavy steps (each page read, each site judged) one per loop turn, so
+        #: the answers waiting on the sockets are read between them (see
+        #: :mod:`leadengine.turns`).
+        self.turns = Turns()
+        self.reader = TurnReader(self.turns)
         limit = getattr(self.evaluator, "limit_in_flight", None)
         if limit is not None:
             limit(options.concurrency)
@@ -392,7 +398,9 @@ class BatchRun:
             async with gate, self.fetching:
                 if not local:
                     await self.polite(url)
-                site = await load_site(url, self.settings, client, self.snapshots, robots)
+                site = await load_site(url, self.settings, client, self.snapshots, robots,
+                                       reader=self.reader)
+            await self.turns.take()  # the facts, retrieval and prompt: CPU work
             evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
         except QuotaExhausted as exc:
             # Every later row would fail alike: stop starting rows; this one stays to do.

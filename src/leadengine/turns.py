@@ -1,0 +1,75 @@
+"""CPU-heavy steps of a batch one per turn of its event loop (:class:`Turns`), and a page
+reader that takes a turn for each page (:class:`TurnReader`).
+
+A batch's event loop runs, in each of its turns, every callback that is ready; when
+many sites' pages arrive together, one turn would read them all (milliseconds each)
+before the loop looked at its sockets again, and every answer waiting there, an LLM's
+among them, would wait for all of them: an LLM request took 460 ms where the server
+answered in 300 (issue 16's LLM-mode run). Taking turns, a step waits until the steps
+before it have had one turn each, and the loop looks at its sockets between two steps:
+the answers are read as they come, the CPU work is the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+from leadengine.config import Settings
+from leadengine.web.fetch import Page
+from leadengine.web.readers import read_home, read_other
+from leadengine.web.site import PageRead, Site, assemble_site
+
+
+class Turns:
+    """Grants turns in the order they are asked for, one per turn of the running loop."""
+
+    def __init__(self) -> None:
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._granting = False
+
+    async def take(self) -> None:
+        """Return at the start of a loop turn of this step's own (the steps that asked
+        before it have had theirs). Run the step without awaiting anything else."""
+        loop = asyncio.get_running_loop()
+        turn: asyncio.Future[None] = loop.create_future()
+        self._waiting.append(turn)
+        if not self._granting:
+            self._granting = True
+            loop.call_soon(self._grant)
+        await turn
+
+    def _grant(self) -> None:
+        # The step granted runs in the loop's next turn; so does the next grant, after
+        # it, so each turn has one step and the loop polls its sockets in between.
+        while self._waiting:
+            turn = self._waiting.popleft()
+            if not turn.done():  # a step cancelled while it waited
+                turn.set_result(None)
+                break
+        if self._waiting:
+            asyncio.get_running_loop().call_soon(self._grant)
+        else:
+            self._granting = False
+
+
+class TurnReader:
+    """Reads pages in this thread, each page (and each site's assembly) in a turn of its
+    own (see :class:`Turns`)."""
+
+    def __init__(self, turns: Turns) -> None:
+        self.turns = turns
+
+    async def home(self, page: Page, max_pages: int, cpu_seconds: float | None
+                   ) -> tuple[list[str], PageRead]:
+        await self.turns.take()
+        return read_home(page, max_pages, cpu_seconds)
+
+    async def page(self, page: Page, cpu_seconds: float | None) -> PageRead:
+        await self.turns.take()
+        return read_other(page, cpu_seconds)
+
+    async def site(self, parts: list[PageRead], settings: Settings, failed: list[str]
+                   ) -> Site:
+        await self.turns.take()
+        return assemble_site(parts, settings, failed)

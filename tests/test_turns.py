@@ -1,0 +1,71 @@
+"""A batch's CPU-heavy steps take turns of its event loop (:mod:`leadengine.turns`): one
+step a turn, in the order asked, so the loop reads its sockets between two steps."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+from leadengine.turns import Turns
+
+
+async def _ticking(ticks: list[int]) -> asyncio.Handle:
+    """Count the loop's turns: a callback that schedules itself again each turn."""
+    loop = asyncio.get_running_loop()
+
+    def tick() -> None:
+        ticks[0] += 1
+        holder[0] = loop.call_soon(tick)
+
+    holder = [loop.call_soon(tick)]
+    await asyncio.sleep(0)
+    return holder[0]
+
+
+def test_steps_run_one_per_loop_turn_in_the_order_asked() -> None:
+    async def main() -> tuple[list[tuple[str, int]], list[int]]:
+        ticks, ran = [0], []
+        await _ticking(ticks)
+        turns = Turns()
+
+        async def step(name: str) -> None:
+            await turns.take()
+            ran.append((name, ticks[0]))
+
+        await asyncio.gather(*(step(name) for name in "abcd"))
+        # Without turns, the four steps run in one turn of the loop.
+        together: list[int] = []
+
+        async def plain() -> None:
+            await asyncio.sleep(0)
+            together.append(ticks[0])
+
+        await asyncio.gather(*(plain() for _ in range(4)))
+        return ran, together
+
+    ran, together = asyncio.run(main())
+    assert [name for name, _ in ran] == ["a", "b", "c", "d"]
+    seen = [tick for _, tick in ran]
+    assert all(later > earlier for earlier, later in itertools.pairwise(seen)), seen
+    assert len(set(together)) == 1
+
+
+def test_a_step_cancelled_while_it_waits_does_not_hold_the_others() -> None:
+    async def main() -> list[str]:
+        turns, ran = Turns(), []
+
+        async def step(name: str) -> None:
+            await turns.take()
+            ran.append(name)
+
+        first = asyncio.create_task(step("a"))
+        doomed = asyncio.create_task(step("b"))
+        last = asyncio.create_task(step("c"))
+        await asyncio.sleep(0)  # all three are waiting for their turn
+        doomed.cancel()
+        await asyncio.gather(first, last)
+        # Turns are granted again later (the granting stopped when none waited).
+        await step("d")
+        return ran
+
+    assert asyncio.run(main()) == ["a", "c", "d"]
