@@ -122,6 +122,11 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
         click.echo(OFFLINE_NOTICE, err=True)
     if address is not None and engine != "ray":
         raise ConfigError("--address names a Ray cluster: use it with --engine ray")
+    if engine != "ray":
+        # Start-up, like the imports: what every page read consults (the taxonomy,
+        # gazetteer and service catalogue) is loaded before the run starts, in this
+        # process, which its shards are forked from (not on the first row).
+        import leadengine.batch_preload  # noqa: F401
     if engine == "ray":
         summary = _run_on_ray(input_path, settings, kb, store, address, retry_failed,
                               concurrency, per_host, max_age, encoding)
