@@ -3,7 +3,7 @@
 Run from the repository root::
 
     python -m bench.bench_batch [--urls 1000] [--concurrency 64] [--scaling] [--quick]
-                                [--servers process|threads] [--profile auto]
+                                [--repeats 3] [--servers process|threads] [--profile auto]
 
 One page (``--page``: ``tests/fixtures/sites/bangkok-dental-fb-only``, 3.5 KB; ``typical``
 for ``bench/pages.py``'s 300 KB page) is served under ``--urls`` distinct addresses
@@ -16,6 +16,11 @@ with ``--concurrency`` = ``--per-host``, ``--max-pages 0``, ``--method keyword``
 * ``heuristic``: the offline evaluator;
 * with ``--scaling``: ``heuristic`` on ``--scaling-urls`` (2,000) other URLs with
   ``--workers 1`` and ``--workers 2``.
+
+Each is run ``--repeats`` times (3; 1 with ``--quick``), interleaved, on fresh URLs each
+time, and each target reads the middle run (the 1- and 2-worker runs as pairs: the pair
+whose ratio is the median), every run's figure printed beside it: this 2-core machine's
+speed swings by a third from minute to minute, and a single run's ratio with it.
 
 The servers (``--servers process``, the default) are :mod:`bench.fast_server`, one
 asyncio process with canned answers that uses about 30 us of CPU a request, so the
@@ -48,6 +53,7 @@ to ``bench/results/batch.json``.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import pstats
@@ -58,7 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -371,7 +377,7 @@ def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: flo
              workers: int | None = None) -> ModeResult:
     input_path = tmp / f"urls-{len(urls)}.txt"
     input_path.write_text("\n".join(urls) + "\n", encoding="utf-8")
-    db = tmp / f"{mode}-workers-{workers}.db"
+    db = tmp / f"{mode}-workers-{workers}-{next(_RUNS)}.db"  # a new database each run
     llm = mode == "llm"
     command = batch_command(input_path, db, concurrency, "custom" if llm else "heuristic",
                             servers.llm_url if llm else None, workers=workers)
@@ -406,6 +412,22 @@ def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: flo
         result.checks[f"one LLM request per URL ({len(urls)})"] = \
             result.llm_requests == len(urls)
     return result
+
+
+#: Numbers the runs' databases.
+_RUNS = itertools.count()
+
+
+def scaling_of(pair: tuple[ModeResult, ModeResult]) -> float:
+    """URLs/s of the 2-worker run of ``pair`` over the 1-worker run's, while each ran."""
+    one, two = pair
+    return (one.batch_s or one.wall_s) / (two.batch_s or two.wall_s)
+
+
+def middle(runs: Sequence[Any], key: Callable[[Any], float]) -> Any:
+    """The run whose ``key`` is the median of ``runs`` (the lower middle of an even
+    number)."""
+    return sorted(runs, key=key)[(len(runs) - 1) // 2]
 
 
 # ------------------------------------------------------------------------------ profile
@@ -567,10 +589,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also heuristic runs with --workers 1 and 2 (URLs/s ratio)")
     parser.add_argument("--scaling-urls", type=int, default=2000,
                         help="distinct URLs of the --scaling runs")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="runs of each mode (and --scaling pairs), interleaved; the "
+                             "targets read the middle one")
     args = parser.parse_args(argv)
     if args.quick:
         args.urls, args.concurrency, args.scaling_urls = 300, 32, 300
         args.profile_urls = min(args.profile_urls, 200)
+        args.repeats = 1
 
     t_start = time.perf_counter()
     if str(args.page) == "typical":
@@ -586,28 +612,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         tmp = Path(tmp_name)
         self_before = resource.getrusage(resource.RUSAGE_SELF)
         with Servers(args.servers, page, args.delay, tmp) as servers:
-            urls = [servers.url(f"lead/?id={i}") for i in range(args.urls)]
-            for mode in ("llm", "heuristic"):
-                results.append(run_mode(mode, urls, tmp, args.concurrency, args.delay,
-                                        servers, args.timeout, args.host_delay))
+            # Each mode --repeats times, interleaved (this machine's speed swings by a
+            # third from minute to minute, and a slow spell weighs on every mode alike),
+            # fresh URLs each time; the targets read the middle run.
+            pairs: list[tuple[ModeResult, ModeResult]] = []
+            for repeat in range(args.repeats):
+                urls = [servers.url(f"lead/?id={repeat}-{i}") for i in range(args.urls)]
+                for mode in ("llm", "heuristic"):
+                    results.append(run_mode(mode, urls, tmp, args.concurrency, args.delay,
+                                            servers, args.timeout, args.host_delay))
+                if args.scaling:
+                    more = [servers.url(f"lead/?id=s{repeat}-{i}")
+                            for i in range(args.scaling_urls)]
+                    one, two = (run_mode("heuristic", more, tmp, args.concurrency,
+                                         args.delay, servers, args.timeout,
+                                         args.host_delay, workers) for workers in (1, 2))
+                    results += [one, two]
+                    pairs.append((one, two))
             if args.scaling:
-                more = [servers.url(f"lead/?id=s{i}") for i in range(args.scaling_urls)]
-                for workers in (1, 2):
-                    results.append(run_mode("heuristic", more, tmp, args.concurrency,
-                                            args.delay, servers, args.timeout,
-                                            args.host_delay, workers))
                 ceiling = machine_ceiling()
-            llm = results[0]
+            llm = middle([r for r in results if r.mode == "llm"], lambda r: r.ratio)
             wall_ok = llm.ratio <= TARGET_RATIO
             rss_ok = all(r.peak_rss_mb <= TARGET_RSS_MB for r in results)
             checks_ok = all(all(r.checks.values()) for r in results)
-            scaling = {r.workers: r for r in results if r.workers is not None}
             # Throughput while the batch runs (its summary line's seconds: from the run's
-            # start, the shards' start included, to its end), and over the whole command.
+            # start, the shards' start included, to its end), and over the whole command:
+            # each pair's ratio, and the middle pair's.
             scaling_ratio = wall_ratio = None
-            if 1 in scaling and 2 in scaling:
-                one, two = scaling[1], scaling[2]
-                scaling_ratio = (one.batch_s or one.wall_s) / (two.batch_s or two.wall_s)
+            ratios = [scaling_of(pair) for pair in pairs]
+            if pairs:
+                one, two = middle(pairs, scaling_of)
+                scaling_ratio = scaling_of((one, two))
                 wall_ratio = one.wall_s / two.wall_s
             scaling_ok = scaling_ratio is None or scaling_ratio >= TARGET_SCALING
             passed = wall_ok and rss_ok and checks_ok and scaling_ok
@@ -632,7 +667,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{r.evaluations}, distinct {r.distinct_urls}, errors {r.errors}, LLM "
                       f"requests {r.llm_requests}, exit {r.returncode})")
                 print(f"  stderr: {r.stderr_tail}")
-    heur = results[1]
+    heur = middle([r for r in results if r.mode == "heuristic" and r.workers is None],
+                  lambda r: r.tree_cpu_s)
+    llm_ratios = [r.ratio for r in results if r.mode == "llm"]
+    print(f"LLM mode: the middle of {len(llm_ratios)} runs, whose ratios were "
+          f"{', '.join(f'{ratio:.2f}' for ratio in llm_ratios)}")
     print(f"LLM mode: {llm.urls} URLs in {llm.wall_s:.2f}s; LLM bound {llm.llm_bound_s:.2f}s, "
           f"CPU bound {llm.cpu_bound_s:.2f}s ({llm.tree_cpu_s:.2f}s of CPU, "
           f"{1e3 * llm.tree_cpu_s / llm.urls:.1f} ms per URL; heuristic "
@@ -645,7 +684,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{max(machine_bound, llm.llm_bound_s or 0):.2f}s, ratio "
               f"{llm.wall_s / max(machine_bound, llm.llm_bound_s or 0):.2f})")
     if scaling_ratio is not None:
-        one, two = scaling[1], scaling[2]
+        one, two = middle(pairs, scaling_of)
+        print(f"workers: the middle of {len(ratios)} pairs, whose ratios were "
+              f"{', '.join(f'{ratio:.2f}' for ratio in ratios)}")
         print(f"target: 2 workers >= {TARGET_SCALING} x the URLs/s of 1 worker, {one.urls} URLs "
               f"(while the run runs: {one.urls / (one.batch_s or one.wall_s):.1f} -> "
               f"{two.urls / (two.batch_s or two.wall_s):.1f} URLs/s = {scaling_ratio:.2f}; "
@@ -669,6 +710,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "target_pass": passed, "wall_pass": wall_ok, "rss_pass": rss_ok,
         "scaling_pass": scaling_ok, "checks_pass": checks_ok, "bench_cpu_s": bench_cpu,
         "total_s": total_s, "workers_scaling_ratio": scaling_ratio,
+        "workers_scaling_ratios": ratios, "llm_ratios": llm_ratios,
         "workers_scaling_wall_ratio": wall_ratio, "machine_two_process_ratio": ceiling,
         "modes": [{**asdict(r), "cpu_bound_s": r.cpu_bound_s, "ratio": r.ratio}
                   for r in results], "profile": profile,
