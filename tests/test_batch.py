@@ -183,12 +183,10 @@ def test_llm_requests_in_flight_hold_to_the_concurrency_while_more_sites_are_rea
     """``concurrency`` bounds the LLM requests in flight and, apart, the sites fetched at
     once: while two requests wait for their answers the next two sites are fetched, so
     an answer is followed by the next request at once, not after another fetch."""
+    from tests.fakes.openai_server import SMILE_ANSWER as answer
     from tests.fakes.openai_server import FakeOpenAI, Reply
 
     monkeypatch.setenv("LEADENGINE_API_KEY", "k")
-    answer = {"business_name": "Smile Bright Dental", "business_type": "Dental clinic",
-              "primary_service": "Foundation Package", "fit_score": 80,
-              "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
     page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
     sites.route("/slow-lead/", body=page, delay=0.4)
     urls = tmp_path / "urls.txt"

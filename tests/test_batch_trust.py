@@ -323,11 +323,9 @@ def test_a_used_up_daily_quota_stops_the_batch_without_failing_rows(
         sites: SiteServer, tmp_path: Path) -> None:
     """Past the provider's requests-per-day limit every row would fail alike: the batch
     stops with one line, and the rows not evaluated stay to do (not "failed")."""
+    from tests.fakes.openai_server import SMILE_ANSWER as answer
     from tests.fakes.openai_server import FakeOpenAI, Reply
 
-    answer = {"business_name": "Smile Bright Dental", "business_type": "Dental clinic",
-              "primary_service": "Foundation Package", "fit_score": 80,
-              "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
     db = tmp_path / "r.db"
     leads = tmp_path / "urls.txt"
     leads.write_text(f"{sites.url('bangkok-dental-fb-only/')}\n"
@@ -355,11 +353,9 @@ def test_rows_in_flight_when_the_daily_quota_runs_out_are_finished_and_stored(
     """Three requests are in flight when the fourth row finds the day's requests used
     up: those three were paid for, so they are answered and stored before the batch
     stops; the rows not started stay to do."""
+    from tests.fakes.openai_server import SMILE_ANSWER as answer
     from tests.fakes.openai_server import FakeOpenAI, Reply
 
-    answer = {"business_name": "Smile Bright Dental", "business_type": "Dental clinic",
-              "primary_service": "Foundation Package", "fit_score": 80,
-              "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
     db = tmp_path / "q.db"
     leads = tmp_path / "urls.txt"
     leads.write_text("".join(sites.url(f"bangkok-dental-fb-only/?quota={i}") + "\n"

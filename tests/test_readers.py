@@ -113,28 +113,36 @@ def wait_for(check: object, timeout: float = 60) -> None:
         time.sleep(0.1)
 
 
-def test_a_killed_shard_carries_on_and_nothing_is_lost(sites: SiteServer,
-                                                       tmp_path: Path) -> None:
+def signal_a_shard(sites: SiteServer, tmp_path: Path, name: str, sig: int
+                   ) -> tuple[subprocess.Popen[bytes], str, Path, list[str]]:
+    """A 2-shard batch of 40 slow rows, one of whose shards is sent ``sig`` once a few
+    rows are stored; the batch process (ended), its stderr, database and URLs."""
     page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
-    sites.route("/shard-kill/", body=page, delay=0.2)
-    urls = [sites.url(f"shard-kill/?lead={i}") for i in range(40)]
-    db = tmp_path / "r.db"
+    sites.route(f"/{name}/", body=page, delay=0.2)
+    urls = [sites.url(f"{name}/?lead={i}") for i in range(40)]
+    db = tmp_path / f"{name}.db"
     process = start_batch(tmp_path, urls, db)
     try:
         wait_for(lambda: len(shard_pids(process.pid)) == 2 and db.exists()
                  and len(list(Store(str(db)).evaluations())) >= 4)
         victims = shard_pids(process.pid)
         assert len(victims) == 2
-        os.kill(victims[0], signal.SIGKILL)
+        os.kill(victims[0], sig)
         _, err = process.communicate(timeout=120)
     finally:
         process.kill()
-    assert process.returncode == 0, err.decode()
+    return process, err.decode(), db, urls
+
+
+def test_a_killed_shard_carries_on_and_nothing_is_lost(sites: SiteServer,
+                                                       tmp_path: Path) -> None:
+    process, err, db, urls = signal_a_shard(sites, tmp_path, "shard-kill", signal.SIGKILL)
+    assert process.returncode == 0, err
     stored = [r["url"] for r in Store(str(db)).evaluations()]
     assert sorted(stored) == sorted(normalise_url(u) for u in urls)  # each exactly once
     assert Store(str(db)).errors() == []
     # The rows the killed process stored are this run's work, not "already done".
-    assert "run 1: 40 evaluated, 0 failed, 0 already done" in err.decode()
+    assert "run 1: 40 evaluated, 0 failed, 0 already done" in err
 
 
 def test_a_url_whose_shard_dies_twice_on_it_fails_alone(sites: SiteServer,
@@ -259,24 +267,11 @@ def test_a_shard_sent_sigterm_is_started_again_and_the_batch_goes_on(
     """A forked shard does not keep its parent's signal handling: SIGTERM ends the shard
     alone (it would have reached the batch's own event loop, which stops the batch),
     and the shard is started again like one that was killed."""
-    page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
-    sites.route("/shard-term/", body=page, delay=0.2)
-    urls = [sites.url(f"shard-term/?lead={i}") for i in range(40)]
-    db = tmp_path / "t.db"
-    process = start_batch(tmp_path, urls, db)
-    try:
-        wait_for(lambda: len(shard_pids(process.pid)) == 2 and db.exists()
-                 and len(list(Store(str(db)).evaluations())) >= 4)
-        victims = shard_pids(process.pid)
-        assert len(victims) == 2
-        os.kill(victims[0], signal.SIGTERM)
-        _, err = process.communicate(timeout=120)
-    finally:
-        process.kill()
-    assert process.returncode == 0, err.decode()
+    process, err, db, urls = signal_a_shard(sites, tmp_path, "shard-term", signal.SIGTERM)
+    assert process.returncode == 0, err
     assert sorted(r["url"] for r in Store(str(db)).evaluations()) == sorted(
         normalise_url(u) for u in urls)
-    assert "run 1: 40 evaluated, 0 failed, 0 already done" in err.decode()
+    assert "run 1: 40 evaluated, 0 failed, 0 already done" in err
     assert Store(str(db)).runs()[0]["status"] == "done"
 
 
@@ -343,11 +338,9 @@ def test_a_shard_whose_share_of_the_daily_quota_runs_out_leaves_the_others_to_fi
     """Each of two shards has half of the day's 10 requests: the one that runs out
     first stops starting rows but does not stop the other, whose requests in flight are
     paid for; the batch stops once both have, with every paid answer stored."""
+    from tests.fakes.openai_server import SMILE_ANSWER as answer
     from tests.fakes.openai_server import FakeOpenAI, Reply
 
-    answer = {"business_name": "Smile Bright Dental", "business_type": "Dental clinic",
-              "primary_service": "Foundation Package", "fit_score": 80,
-              "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
     urls = [sites.url(f"bangkok-dental-fb-only/?share={i}") for i in range(40)]
     (tmp_path / "urls.txt").write_text("\n".join(urls) + "\n", encoding="utf-8")
     db = tmp_path / "s.db"

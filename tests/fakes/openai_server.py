@@ -49,6 +49,13 @@ EMBEDDING_DIM = 8
 _CHAT_PATH = "/v1/chat/completions"
 
 
+#: A valid evaluation answer (the seed's six fields) for tests that only need one.
+SMILE_ANSWER: dict[str, Any] = {
+    "business_name": "Smile Bright Dental", "business_type": "Dental clinic",
+    "primary_service": "Foundation Package", "fit_score": 80,
+    "reasoning": "Bangkok clinic.", "outreach_angle": "Own your bookings."}
+
+
 @dataclass(frozen=True)
 class Reply:
     """A scripted reply to one ``POST /v1/chat/completions`` request.
