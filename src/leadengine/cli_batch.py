@@ -114,7 +114,6 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          use_cache=False if no_cache else None, allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay, workers=workers)
-    from leadengine.batch import run_batch
 
     store = _store(db or settings.db)
     kb = _knowledge(settings)
@@ -122,26 +121,35 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
         click.echo(OFFLINE_NOTICE, err=True)
     if address is not None and engine != "ray":
         raise ConfigError("--address names a Ray cluster: use it with --engine ray")
-    if engine != "ray":
-        # Start-up, like the imports: what every page read consults (the taxonomy,
-        # gazetteer and service catalogue) is loaded before the run starts, in this
-        # process, which its shards are forked from (not on the first row).
-        import leadengine.batch_preload  # noqa: F401
     if engine == "ray":
         summary = _run_on_ray(input_path, settings, kb, store, address, retry_failed,
                               concurrency, per_host, max_age, encoding)
-    elif not sys.stderr.isatty():
-        with _progress_lines():
-            summary = _run_interruptible(run_batch(
-                input_path, settings, kb, store, retry_failed=retry_failed,
-                concurrency=concurrency, per_host=per_host, max_age=max_age,
-                encoding=encoding))
     else:
-        summary = _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
-                                         concurrency, per_host, max_age, encoding)
+        summary = _run_local(input_path, settings, kb, store, retry_failed, concurrency,
+                             per_host, max_age, encoding)
     lines = [summary.line(), *summary.failure_lines(), f"results: {store.url}"]
     # Failure reasons quote servers and input cells: no key or escape code gets through.
     click.echo("\n".join(safe_message(line) for line in lines), err=True)
+
+
+def _run_local(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
+               retry_failed: bool, concurrency: int, per_host: int, max_age: float | None,
+               encoding: str | None) -> Summary:
+    """The batch on this machine: progress lines in a pipe, a progress bar on a terminal."""
+    # Start-up, like the imports: what every page read consults (the taxonomy, gazetteer
+    # and service catalogue) is loaded before the run starts, in this process, which its
+    # shards are forked from (not on the first row).
+    import leadengine.batch_preload  # noqa: F401
+    from leadengine.batch import run_batch
+
+    if sys.stderr.isatty():
+        return _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
+                                      concurrency, per_host, max_age, encoding)
+    with _progress_lines():
+        return _run_interruptible(run_batch(
+            input_path, settings, kb, store, retry_failed=retry_failed,
+            concurrency=concurrency, per_host=per_host, max_age=max_age,
+            encoding=encoding))
 
 
 def _run_on_ray(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
