@@ -266,3 +266,31 @@ def test_no_module_imports_the_openai_sdk() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert not any(d.startswith("openai") for d in project["dependencies"])
     assert any(d.startswith("openai") for d in project["optional-dependencies"]["dev"])
+
+
+def test_requests_in_flight_are_spread_over_small_connection_pools(
+        fake_llm: FakeOpenAI) -> None:
+    # An httpx pool's bookkeeping is quadratic in its connections (64 requests in flight on
+    # one pool cost about 8 ms of CPU each): requests go to pools of POOL_SIZE at a time.
+    from leadengine.evaluators.chat import POOL_SIZE
+    from leadengine.evaluators.openai_compat import OpenAIChat
+
+    in_flight = 2 * POOL_SIZE + 3
+    fake_llm.queue(*[Reply.json(GOOD, delay=0.4)] * (in_flight + 3))
+    chat = OpenAIChat(fake_llm.base_url, "sk-test", timeout=10, max_retries=0,
+                      user_agent="test")
+    url = f"{fake_llm.base_url}/chat/completions"
+
+    async def main() -> tuple[list[Any], int, list[int], int]:
+        answers = await asyncio.gather(*(chat.post_json(url, {"model": "m"})
+                                         for _ in range(in_flight)))
+        pools = chat._pools()
+        opened, busy = len(pools.clients), list(pools.busy)
+        for _ in range(3):  # one at a time: the first pool's kept connection each time
+            await chat.post_json(url, {"model": "m"})
+        return answers, opened, busy, len(pools.clients)
+
+    answers, opened, busy, opened_after = asyncio.run(main())
+    assert len(answers) == in_flight and all(a["choices"] for a in answers)
+    assert fake_llm.max_in_flight == in_flight  # all at once, none waiting for a pool
+    assert opened == 3 and busy == [0, 0, 0] and opened_after == 3

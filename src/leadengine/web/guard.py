@@ -223,8 +223,9 @@ class KeptSocketBackend(httpcore.AsyncNetworkBackend):
 class PoolTransport(httpx.AsyncHTTPTransport):
     """httpx's own transport with its connection pool on ``backend``."""
 
-    def __init__(self, backend: httpcore.AsyncNetworkBackend, limits: httpx.Limits) -> None:
-        ssl_context = httpx.create_ssl_context()
+    def __init__(self, backend: httpcore.AsyncNetworkBackend, limits: httpx.Limits,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        ssl_context = ssl_context or httpx.create_ssl_context()
         super().__init__(verify=ssl_context, limits=limits)
         # httpx offers no public way to choose the pool's network backend; the pool it
         # built is replaced by the same one on ours (tests/test_guard.py proves the
