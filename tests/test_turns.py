@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from leadengine.turns import Turns
+from leadengine.turns import ASSEMBLE, JUDGE, READ, Turns
 
 
 async def _ticking(ticks: list[int]) -> asyncio.Handle:
@@ -70,3 +70,24 @@ def test_a_step_cancelled_while_it_waits_does_not_hold_the_others() -> None:
         return ran
 
     assert asyncio.run(main()) == ["a", "c", "d"]
+
+
+def test_a_step_further_along_goes_before_steps_asked_earlier() -> None:
+    # A site's assembly and judging go before other sites' page reads asked before them:
+    # a site is finished (and its LLM request sent) before the next pages are read.
+    async def main() -> list[str]:
+        turns, ran = Turns(), []
+
+        async def step(name: str, stage: int) -> None:
+            await turns.take(stage)
+            ran.append(name)
+
+        tasks = [asyncio.create_task(step(f"read{i}", READ)) for i in range(3)]
+        await asyncio.sleep(0)  # the reads wait; the first is granted next
+        tasks += [asyncio.create_task(step("judge", JUDGE)),
+                  asyncio.create_task(step("assemble", ASSEMBLE)),
+                  asyncio.create_task(step("judge2", JUDGE))]
+        await asyncio.gather(*tasks)
+        return ran
+
+    assert asyncio.run(main()) == ["read0", "judge", "judge2", "assemble", "read1", "read2"]

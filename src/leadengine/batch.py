@@ -62,7 +62,7 @@ from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
 from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
 from leadengine.store_results import FLUSH_EVERY, FLUSH_SIZE
-from leadengine.turns import TurnReader, Turns
+from leadengine.turns import JUDGE, TurnReader, Turns
 from leadengine.web.fetch import make_client
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import load_site
@@ -400,7 +400,7 @@ class BatchRun:
                     await self.polite(url)
                 site = await load_site(url, self.settings, client, self.snapshots, robots,
                                        reader=self.reader)
-            await self.turns.take()  # the facts, retrieval and prompt: CPU work
+            await self.turns.take(JUDGE)  # the facts, retrieval and prompt: CPU work
             evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
         except QuotaExhausted as exc:
             # Every later row would fail alike: stop starting rows; this one stays to do.
