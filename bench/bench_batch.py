@@ -72,6 +72,7 @@ from typing import Any
 from bench.harness import (
     REPO,
     RESULTS_DIR,
+    compile_package,
     cpu_busy_s,
     descendants,
     make_parser,
@@ -593,6 +594,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="runs of each mode (and --scaling pairs), interleaved; the "
                              "targets read the middle one")
     args = parser.parse_args(argv)
+    compile_package()
     if args.quick:
         args.urls, args.concurrency, args.scaling_urls = 300, 32, 300
         args.profile_urls = min(args.profile_urls, 200)

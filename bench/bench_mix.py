@@ -56,6 +56,7 @@ from bench.bench_batch import child_env, run_child, summarise_profile
 from bench.harness import (
     REPO,
     RESULTS_DIR,
+    compile_package,
     cpu_busy_s,
     make_parser,
     run_info,
@@ -221,6 +222,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="3 variants, 1 run")
     args = parser.parse_args()
+    compile_package()
     if args.quick:
         args.variants, args.repeats = 3, 1
     sites = site_folders(args.extra)

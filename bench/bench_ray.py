@@ -40,7 +40,15 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from bench.harness import REPO, RESULTS_DIR, make_parser, run_info, verdict, write_results
+from bench.harness import (
+    REPO,
+    RESULTS_DIR,
+    compile_package,
+    make_parser,
+    run_info,
+    verdict,
+    write_results,
+)
 from leadengine.store import Store, database_url
 from tests.fakes.site_server import SiteServer
 
@@ -97,6 +105,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--quick", action="store_true", help="200 URLs")
     args = parser.parse_args()
+    compile_package()
     if args.quick:
         args.urls = 200
     if not args.pg:

@@ -10,6 +10,9 @@ answers (about 30 us of CPU a request), so what a benchmark measures is the batc
 * ``POST .../chat/completions``: after ``--delay`` seconds, 200 with an OpenAI chat
   completion whose content is ``--answer`` (a JSON file), 100 + 50 tokens of usage;
 * ``GET /_stats``: ``{"pages": N, "chats": N, "other": N}`` (the bench's checks);
+* ``GET /_chat_times``: ``{"pages": [...], "asked": [...], "answered": [...]}``, the
+  ``time.time()`` of every page asked for and chat completion asked for and answered
+  (a run's timeline);
 * anything else (``/robots.txt`` among them): 404.
 
 Run as ``python -m bench.fast_server --page FILE --answer FILE [--delay 0.3]``; it prints
@@ -32,6 +35,11 @@ from typing import Any
 from bench.harness import REPO
 
 COUNTS = {"pages": 0, "chats": 0, "other": 0}
+#: When each page was asked for, and each chat completion asked for and answered
+#: (``time.time()``), for a
+#: bench's timeline of a run: how long before the first request, how full the LLM's
+#: slots were.
+CHAT_TIMES: dict[str, list[float]] = {"pages": [], "asked": [], "answered": []}
 
 
 def response(status: str, body: bytes, content_type: str = "text/html; charset=utf-8"
@@ -72,13 +80,18 @@ class Http(asyncio.Protocol):
     async def answer(self, method: str, path: str) -> bytes:
         if method == "GET" and path.startswith("/lead/"):
             COUNTS["pages"] += 1
+            CHAT_TIMES["pages"].append(time.time())
             return self.page
         if method == "POST" and path.endswith("/chat/completions"):
             COUNTS["chats"] += 1
+            CHAT_TIMES["asked"].append(time.time())
             await asyncio.sleep(self.delay)
+            CHAT_TIMES["answered"].append(time.time())
             return self.chat
         if path == "/_stats":
             return response("200 OK", json.dumps(COUNTS).encode(), "application/json")
+        if path == "/_chat_times":
+            return response("200 OK", json.dumps(CHAT_TIMES).encode(), "application/json")
         COUNTS["other"] += 1
         return response("404 Not Found", b"not found")
 
@@ -144,6 +157,11 @@ class FastServer:
         import httpx
 
         return dict(httpx.get(self.url("_stats"), timeout=10).json())
+
+    def chat_times(self) -> dict[str, list[float]]:
+        import httpx
+
+        return dict(httpx.get(self.url("_chat_times"), timeout=10).json())
 
     @property
     def cpu_s(self) -> float:

@@ -36,6 +36,21 @@ def python_on() -> str:
     return f"python {platform.python_version()} on {platform.machine()}"
 
 
+def compile_package() -> None:
+    """Byte-compile the ``leadengine`` package the subprocesses run, as ``pip install``
+    does for an installed package. An editable install writes its ``.pyc`` files on
+    first import, unless ``PYTHONDONTWRITEBYTECODE`` is set (as in some shells and
+    CI): then every command the bench starts compiled the package's hundred modules
+    again, 0.15 s of start-up that no installed copy has."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("leadengine")
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            compileall.compile_dir(folder, quiet=1)
+
+
 def run_info(args: argparse.Namespace) -> dict[str, Any]:
     """The keys every results file starts with: arguments (paths as text), Python, platform."""
     def text(value: Any) -> Any:
