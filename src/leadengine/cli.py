@@ -27,6 +27,7 @@ from leadengine.cli_common import (
     llm_options,
     method_option,
     outreach_option,
+    start_up,
     warn_error,
 )
 from leadengine.cli_examples import add_examples
@@ -410,6 +411,7 @@ add_examples(cli)
 
 def main() -> None:
     """Console-script entry point."""
+    start_up()
     _show_status()
     try:
         cli()
@@ -421,10 +423,12 @@ def _before_exit() -> None:
     """What the command made is left to the process's end, not collected at it: Python's
     final collections walk every object still alive (the pipeline's modules, the
     place-name gazetteer, a batch's rows), about 0.3 s of each command's exit; frozen,
-    they are skipped."""
+    they are skipped. Collection is on again (off for the start-up: see
+    :func:`~leadengine.cli_common.start_up`), for whatever runs after the command."""
     import gc
 
     gc.freeze()
+    gc.enable()
 
 
 def _show_status() -> None:
@@ -444,6 +448,7 @@ def _show_status() -> None:
 def seed_main(argv: list[str] | None = None) -> None:
     """``python main.py URL``: the seed's entry point, ``leadengine evaluate`` printing
     the evaluation JSON (``--format text`` for a readable report)."""
+    start_up()
     _show_status()
     args = sys.argv[1:] if argv is None else argv
     try:

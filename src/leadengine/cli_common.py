@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -62,9 +63,27 @@ def guarded(func: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
+def start_up() -> None:
+    """A command's start: no cycle collection while it imports the pipeline and loads
+    its data (see :func:`work_begins`). Each full collection walked every object loaded
+    so far: three of them, 130 ms, in a batch's start."""
+    gc.disable()
+
+
+def work_begins() -> None:
+    """What the command loaded is kept out of the collector's walks (it lives as long as
+    the command) and collection is back on for the work. Only after :func:`start_up`:
+    in a process that did not start as a command (tests, the workspace's jobs) nothing
+    is frozen."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     import asyncio  # ~30 ms: only the commands that fetch or evaluate need it
 
+    work_begins()
     return asyncio.run(coro)
 
 

@@ -10,7 +10,7 @@ import ipaddress
 
 import click
 
-from leadengine.cli_common import _settings, guarded
+from leadengine.cli_common import _settings, guarded, work_begins
 from leadengine.errors import ConfigError
 
 
@@ -69,4 +69,5 @@ def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bo
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"workspace on http://{shown}:{port}/"
                + ("" if token else " (no authentication)"), err=True)
+    work_begins()
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
