@@ -340,3 +340,18 @@ def test_a_pooled_connection_answers_is_readable_from_its_kept_socket() -> None:
     assert stream.get_extra_info("is_readable") is True
     assert stream.get_extra_info("server_addr") == "inner server_addr"
     assert asked == ["socket", "server_addr"]  # the socket was looked up once
+
+
+def test_every_client_shares_one_verifying_tls_context() -> None:
+    # Reading the CA bundle takes ~45 ms: made once a process (a batch's shards inherit
+    # it), and it still checks certificates and host names.
+    import ssl
+
+    from leadengine.web.fetch import make_client
+    from leadengine.web.guard import default_ssl_context
+
+    context = default_ssl_context()
+    assert context is default_ssl_context()
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    client = make_client(Settings())
+    assert client._transport._pool._ssl_context is context  # type: ignore[attr-defined]

@@ -1,9 +1,9 @@
 """What a batch's shards start with (:func:`leadengine.batch_shards.prepare`): importing
 this module imports the pipeline and the modules a shard would otherwise import on its
 first row, and loads the data every page read consults (taxonomy, gazetteer, service
-catalogue). The batch's process imports it before it forks its shards, and a fork
-server (where the shards cannot be forked) before it forks them, so no shard loads any
-of it itself.
+catalogue) and the TLS context every client uses. The batch's process imports it before
+it forks its shards, and a fork server (where the shards cannot be forked) before it
+forks them, so no shard loads any of it itself.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import contextlib
 import importlib
 
 from leadengine.web.category import load_taxonomy
+from leadengine.web.guard import default_ssl_context
 from leadengine.web.location import gazetteer
 from leadengine.web.services import catalogue
 
@@ -29,4 +30,5 @@ for _name in MODULES:
 load_taxonomy()
 gazetteer()
 catalogue()
+default_ssl_context()
 

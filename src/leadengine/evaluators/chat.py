@@ -23,7 +23,6 @@ import contextlib
 import email.utils
 import json
 import random
-import ssl
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -235,7 +234,8 @@ class HttpBackend:
 class ClientPools:
     """The httpx clients of one event loop, each given at most :data:`POOL_SIZE`
     requests at a time: a new client is opened when all are that busy (up to
-    :data:`MAX_POOLS`, then the least busy takes the request).
+    :data:`MAX_POOLS`, then the least busy takes the request). They share one TLS
+    context (:func:`~leadengine.web.guard.default_ssl_context`).
 
     An httpx connection pool (httpcore 1.0) looks at every connection, and for each idle
     one at every connection again, each time it places or releases a request: quadratic
@@ -246,7 +246,6 @@ class ClientPools:
         self.timeout = timeout
         self.clients: list[httpx.AsyncClient] = []
         self.busy: list[int] = []
-        self._ssl: ssl.SSLContext | None = None
 
     async def request(self, method: str, url: str, body: bytes | None,
                       headers: dict[str, str]) -> httpx.Response:
@@ -271,12 +270,9 @@ class ClientPools:
     def _new_client(self) -> httpx.AsyncClient:
         from leadengine.web.guard import KeptSocketBackend, PoolTransport
 
-        if self._ssl is None:  # one TLS context (the CA bundle read once) for all
-            self._ssl = httpx.create_ssl_context()
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=POOL_SIZE * 2)
         return httpx.AsyncClient(timeout=httpx.Timeout(self.timeout),
-                                 transport=PoolTransport(KeptSocketBackend(), limits,
-                                                         self._ssl))
+                                 transport=PoolTransport(KeptSocketBackend(), limits))
 
 
 #: Requests in flight on one client before another is opened (see ClientPools).

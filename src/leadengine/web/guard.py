@@ -11,6 +11,7 @@ site on the local network, and the tests use it to reach 127.0.0.1.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import select
 import socket
@@ -220,12 +221,20 @@ class KeptSocketBackend(httpcore.AsyncNetworkBackend):
         await self.inner.sleep(seconds)
 
 
+@functools.cache
+def default_ssl_context() -> ssl.SSLContext:
+    """The TLS context of every client (certificates verified against certifi's bundle):
+    made once a process, as reading the bundle takes about 45 ms; a batch makes it
+    before it forks its shards (:mod:`leadengine.batch_preload`)."""
+    return httpx.create_ssl_context()
+
+
 class PoolTransport(httpx.AsyncHTTPTransport):
     """httpx's own transport with its connection pool on ``backend``."""
 
     def __init__(self, backend: httpcore.AsyncNetworkBackend, limits: httpx.Limits,
                  ssl_context: ssl.SSLContext | None = None) -> None:
-        ssl_context = ssl_context or httpx.create_ssl_context()
+        ssl_context = ssl_context or default_ssl_context()
         super().__init__(verify=ssl_context, limits=limits)
         # httpx offers no public way to choose the pool's network backend; the pool it
         # built is replaced by the same one on ours (tests/test_guard.py proves the
