@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection, Engine
 
 from leadengine.report import DEFAULT_BANDS, city
@@ -79,7 +78,9 @@ lead_events_table = sa.Table(
     sa.Column("at", sa.Float, nullable=False),
 )
 #: Sort keys compare as code points: SQLite's BINARY, PostgreSQL's "C" collation.
-_KEY = sa.Text().with_variant(postgresql.TEXT(collation="C"), "postgresql")
+#: (The generic type with a collation: the same DDL without importing the PostgreSQL
+#: dialect, 45 ms of every command's start, when the database is SQLite.)
+_KEY = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
 #: The board's copy of an evaluation: what it shows, sorts, filters and searches by.
 lead_board_table = sa.Table(
     "lead_board", metadata,
