@@ -286,12 +286,16 @@ def test_importing_the_package_imports_nothing_heavy() -> None:
     assert json.loads(done.stdout) == []
 
 
-def test_a_batch_s_start_up_imports_nothing_it_does_not_run() -> None:
+def test_a_batch_s_start_up_imports_nothing_it_does_not_run(tmp_path: Path) -> None:
     """A batch imports the whole pipeline before it forks its shards; not httpx's own
     command-line client (rich and pygments: 50 ms) nor, on SQLite, the PostgreSQL
-    dialect (45 ms)."""
+    dialect (45 ms, at a shard's first claim)."""
+    db = tmp_path / "claims.db"
     code = ("import sys, json, leadengine.cli, leadengine.store, leadengine.batch_preload\n"
             "import httpx\n"
+            f"store = leadengine.store.Store({str(db)!r})\n"
+            "key = store.open_run('urls.txt', 'kb1', 'heuristic', 'rules')\n"
+            "assert store.claim_urls(key, ['https://a.example/'])\n"
             "print(json.dumps([callable(httpx.main), sorted(m for m in sys.modules if "
             "m.split('.')[0] in ('rich', 'pygments') or "
             "m.startswith('sqlalchemy.dialects.postgresql'))]))")
