@@ -18,11 +18,10 @@ from leadengine.web.services import catalogue
 
 #: The pipeline, and the modules a shard would import on first use: of the pipeline (the
 #: outreach angle's fallback, the crawl's link picking, the page readers) and of the
-#: libraries below it (httpx's asynchronous network backend, on its first request;
-#: numpy's masked arrays, which ``np.unique`` imports, in retrieval). A library's may be
-#: missing from another version of it.
+#: libraries below it (httpx's asynchronous network backend, on its first request). A
+#: library's may be missing from another version of it.
 MODULES = ("leadengine.batch", "leadengine.evaluators.heuristic", "leadengine.web.crawl",
-           "leadengine.web.readers", "anyio._backends._asyncio", "numpy.ma")
+           "leadengine.web.readers", "anyio._backends._asyncio")
 
 for _name in MODULES:
     with contextlib.suppress(ImportError):
