@@ -119,5 +119,5 @@ class KeywordRetriever:
             return matched[0]
         # np.unique's result (sorted, once each) without np.unique, which imports numpy's
         # masked arrays (45 ms of a batch's start) on its first call.
-        ids = np.sort(np.concatenate(matched))
-        return ids[np.concatenate(([True], ids[1:] != ids[:-1]))]
+        docs = np.sort(np.concatenate(matched))
+        return docs[np.concatenate(([True], docs[1:] != docs[:-1]))]
