@@ -272,6 +272,28 @@ def test_page_snapshots_are_reused_within_max_age(sites: SiteServer, tmp_path: P
     assert stale.skipped == 1
 
 
+def test_each_site_is_fetched_on_connections_of_its_own(tmp_path: Path, kb: KnowledgeBase
+                                                       ) -> None:
+    # A client per site, closed when the site is read: its robots.txt and pages share
+    # its connection, and no pool keeps the connections of the sites done with (an
+    # httpx pool's bookkeeping grows with every connection it holds).
+    with SiteServer(SITES) as server:
+        server.route("/robots.txt", body="User-agent: *\nAllow: /\n",
+                     content_type="text/plain")
+        names = ["bangkok-dental-fb-only", "yangon-school", "bangkok-hotel",
+                 "mandalay-restaurant"]
+        leads = tmp_path / "urls.txt"
+        leads.write_text("\n".join(server.url(f"{name}/") for name in names) + "\n",
+                         encoding="utf-8")
+        summary = asyncio.run(run_batch(leads, FAST, kb, Store(tmp_path / "r.db"),
+                                        concurrency=1, per_host=1))
+        requests, ports = list(server.requests), list(server.ports)
+    assert summary.done == len(names)
+    assert [path for _, path in requests] == ["/robots.txt"] + [f"/{n}/" for n in names]
+    # robots.txt and the first site on one connection; every other site on a new one.
+    assert ports[0] == ports[1] and len(set(ports[1:])) == len(names)
+
+
 def test_a_batch_reads_each_origins_robots_txt_once(tmp_path: Path, kb: KnowledgeBase
                                                     ) -> None:
     with SiteServer(SITES) as server:

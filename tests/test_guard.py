@@ -355,3 +355,15 @@ def test_every_client_shares_one_verifying_tls_context() -> None:
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     client = make_client(Settings())
     assert client._transport._pool._ssl_context is context  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("host", "expected"), [
+    ("127.0.0.1", ["127.0.0.1"]), ("::1", ["::1"]), ("[::1]", ["::1"]),
+    ("::ffff:10.0.0.1", ["::ffff:a00:1"]),
+    # Not an address in Python's spelling: the system resolver reads it, as before.
+    ("2130706433", ["127.0.0.1"]), ("0x7f.1", ["127.0.0.1"])])
+def test_an_address_needs_no_lookup_and_other_spellings_get_one(host: str,
+                                                                expected: list[str]) -> None:
+    from leadengine.web.guard import system_resolver
+
+    assert asyncio.run(system_resolver(host, 80)) == expected

@@ -115,7 +115,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self) -> None:
         owner = self.server.owner
-        owner._record(self.command, self.path)
+        owner._record(self.command, self.path, self.client_address[1])
         try:
             route = owner._lookup(self.path)
             if route is not None:
@@ -236,6 +236,8 @@ class SiteServer:
     def __init__(self, root: pathlib.Path) -> None:
         self.root = pathlib.Path(root)
         self.requests: list[tuple[str, str]] = []
+        #: The client's port of each request (its connection), in the order of requests.
+        self.ports: list[int] = []
         #: Requests of each routed path being answered at once, and the most there were.
         self.busy: dict[str, int] = {}
         self.most_busy: dict[str, int] = {}
@@ -360,9 +362,10 @@ class SiteServer:
             self.busy[path] = self.busy.get(path, 0) + change
             self.most_busy[path] = max(self.most_busy.get(path, 0), self.busy[path])
 
-    def _record(self, method: str, path: str) -> None:
+    def _record(self, method: str, path: str, port: int) -> None:
         with self._lock:
             self.requests.append((method, path))
+            self.ports.append(port)
 
     def _lookup(self, target: str) -> _Route | None:
         with self._lock:

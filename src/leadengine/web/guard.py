@@ -11,6 +11,7 @@ site on the local network, and the tests use it to reach 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import ipaddress
 import select
@@ -110,6 +111,8 @@ def _nat64_local(value: int) -> list[ipaddress.IPv4Address]:
 
 
 async def system_resolver(host: str, port: int) -> list[str]:
+    with contextlib.suppress(ValueError):  # an address already: no lookup, no thread
+        return [str(ipaddress.ip_address(host.strip("[]")))]
     infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 

@@ -38,7 +38,9 @@ MAX_ORIGINS = 10_000
 class RobotsPolicy:
     """Answers "may the engine fetch this URL?" for a crawl or a whole batch."""
 
-    def __init__(self, client: httpx.AsyncClient, settings: Settings) -> None:
+    def __init__(self, client: httpx.AsyncClient | None, settings: Settings) -> None:
+        #: Reads robots.txt, unless a check brings the client of its own site (a batch's
+        #: sites each have their own: see :meth:`check`).
         self.client = client
         self.settings = settings
         self.user_agent = settings.user_agent
@@ -46,15 +48,21 @@ class RobotsPolicy:
         #: so concurrent checks share one fetch).
         self._rules: OrderedDict[str, asyncio.Task[RobotFileParser | str]] = OrderedDict()
 
-    async def check(self, url: str) -> None:
-        """Return if ``url`` may be fetched; raise FetchError saying why if not."""
+    async def check(self, url: str, client: httpx.AsyncClient | None = None) -> None:
+        """Return if ``url`` may be fetched; raise FetchError saying why if not. An
+        origin's rules are read once, with ``client`` (the site's own, whose connection
+        then fetches its pages), else the policy's."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             return
         origin = f"{parts.scheme}://{parts.netloc}"
         task = self._rules.get(origin)
         if task is None:
-            task = self._rules[origin] = asyncio.ensure_future(self._load_in_time(origin))
+            reader = client or self.client
+            if reader is None:
+                raise ValueError("RobotsPolicy.check needs a client: the policy has none")
+            task = self._rules[origin] = asyncio.ensure_future(
+                self._load_in_time(origin, reader))
             if len(self._rules) > MAX_ORIGINS:
                 self._rules.popitem(last=False)
         else:
@@ -80,19 +88,20 @@ class RobotsPolicy:
             raise FetchError(url, "disallowed by the site's robots.txt (use --ignore-robots "
                                   "to override)")
 
-    async def _load_in_time(self, origin: str) -> RobotFileParser | str:
+    async def _load_in_time(self, origin: str, client: httpx.AsyncClient
+                            ) -> RobotFileParser | str:
         try:
             async with asyncio.timeout(self.settings.page_deadline):
-                return await self._load(origin)
+                return await self._load(origin, client)
         except TimeoutError:
             return f"not finished within {self.settings.page_deadline:g}s"
 
-    async def _load(self, origin: str) -> RobotFileParser | str:
+    async def _load(self, origin: str, client: httpx.AsyncClient) -> RobotFileParser | str:
         parser = RobotFileParser()
         try:
             # The page's own reader: redirects without reading their bodies, and a cap
             # that holds through every layer of compression.
-            async with open_response(self.client, f"{origin}/robots.txt",
+            async with open_response(client, f"{origin}/robots.txt",
                                      self.settings.max_redirects) as response:
                 if 400 <= response.status_code < 500:
                     parser.parse([])

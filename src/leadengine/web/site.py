@@ -208,7 +208,7 @@ async def _fetch_or_reuse(url: str, settings: Settings, client: httpx.AsyncClien
     if cached is not None:
         return cached
     if robots is not None:
-        await robots.check(normalise_target(url))
+        await robots.check(normalise_target(url), client)
     fetched = await fetch_page(url, settings, client=client)
     if cache is not None:
         cache.put_page(fetched)
