@@ -374,3 +374,27 @@ def test_classify_is_fast_on_20000_characters(sample: str) -> None:
     for _ in range(runs):
         classify(page)
     assert (time.perf_counter() - start) / runs < 0.020
+
+
+def test_a_compiled_taxonomy_is_kept_and_read_back_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading and compiling the categories file costs every command about 110 ms: the
+    result is kept in the cache folder and read back the same (its regexes compiled
+    from the same patterns); a copy that cannot be read is compiled again, and an
+    edited file never meets the copy of the old one."""
+    from leadengine.web.category import _load, _matches
+
+    monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path / "cache"))
+    built = _load.__wrapped__(DEFAULT_TAXONOMY)
+    [kept] = (tmp_path / "cache" / "categories").glob("taxonomy-*.json")
+    read = _load.__wrapped__(DEFAULT_TAXONOMY)
+    assert read == built  # the same terms, and regexes of the same patterns
+    text = "Smile Dental Clinic: our dentists offer implants and braces; ร้านอาหาร, 歯科"
+    assert _matches(read, text) == _matches(built, text) != {}
+    kept.write_text("{", encoding="utf-8")
+    assert _load.__wrapped__(DEFAULT_TAXONOMY) == built
+    edited = tmp_path / "categories.yaml"
+    edited.write_text(DEFAULT_TAXONOMY.read_text(encoding="utf-8") + "\n# edited\n",
+                      encoding="utf-8")
+    assert _load.__wrapped__(edited).terms == built.terms
+    assert len(list((tmp_path / "cache" / "categories").glob("taxonomy-*.json"))) == 2
