@@ -239,8 +239,9 @@ class ClientPools:
 
     An httpx connection pool (httpcore 1.0) looks at every connection, and for each idle
     one at every connection again, each time it places or releases a request: quadratic
-    in its connections. One pool with 64 requests in flight spent about 8 ms of CPU a
-    request doing so; eight pools of eight, about 1 ms (``bench/bench_batch.py``)."""
+    in its connections. 2,000 requests to a server on 127.0.0.1, 64 at a time: about
+    8 ms of CPU a request on one pool, 1 ms on eight of eight; in ``bench_batch``'s LLM
+    mode, the pool's bookkeeping went from 2.9 to 0.8 s of a profiled run."""
 
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
