@@ -1,4 +1,5 @@
-"""Where retrieval indexes and embeddings are kept between runs.
+"""Where retrieval indexes and embeddings, and the compiled place and category data,
+are kept between runs.
 
 ``$LEADENGINE_CACHE_DIR``, else ``$XDG_CACHE_HOME/leadengine``, else
 ``~/.cache/leadengine``. Every entry's name carries a hash of what it was built
@@ -9,11 +10,13 @@ never meets a stale index; a file that cannot be read is rebuilt, never fatal.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from leadengine.config import env_setting
 
@@ -54,3 +57,27 @@ def write_atomically(target: Path, write: Callable[[Path], None]) -> None:
         pass
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def compiled_entry(folder: str, name: str, *sources: bytes) -> Path:
+    """The cache file of data compiled from ``sources`` (a data file's bytes and the
+    source of the module that compiles it: an edit to either names another file)."""
+    digest = hashlib.sha256(b"\0".join(sources)).hexdigest()[:20]
+    return cache_dir() / folder / f"{name}-{digest}.json"
+
+
+def read_compiled(entry: Path) -> Any:
+    """The JSON kept in ``entry``, or None when it is missing or cannot be read."""
+    try:
+        return json.loads(entry.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+
+def keep_compiled(entry: Path, state: Any) -> None:
+    """Keep ``state`` as JSON in ``entry`` (atomically; not an error if it cannot be)."""
+    def write(target: Path) -> None:
+        target.write_text(json.dumps(state, ensure_ascii=False, separators=(",", ":")),
+                          encoding="utf-8")
+
+    write_atomically(entry, write)

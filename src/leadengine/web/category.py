@@ -23,8 +23,6 @@ term rules; :func:`load_taxonomy` validates and compiles it once.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import math
 import re
 import unicodedata
@@ -211,24 +209,21 @@ def _load(path: Path) -> Taxonomy:
     """The file compiled. A file compiled before is read back from the cache folder
     (JSON, under a name hashing the file and this module): its regexes are compiled
     again, but its YAML and terms are not read (60 of 110 ms at every command's start)."""
-    from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
+    from leadengine.retrieval.cache import compiled_entry, keep_compiled, read_compiled
 
     try:
         text = path.read_text(encoding="utf-8")
-        digest = hashlib.sha256(text.encode() + Path(__file__).read_bytes()).hexdigest()
-        kept = cache_dir() / "categories" / f"taxonomy-{cache_key(digest)}.json"
-        with contextlib.suppress(OSError, ValueError, TypeError, KeyError, re.error):
-            return _from_state(path, json.loads(kept.read_bytes()))
+        kept = compiled_entry("categories", "taxonomy", text.encode(),
+                              Path(__file__).read_bytes())
+        if (state := read_compiled(kept)) is not None:
+            with contextlib.suppress(ValueError, TypeError, KeyError, re.error):
+                return _from_state(path, state)
         data = safe_load(text)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         detail = " ".join(str(exc).split())
         raise ConfigError(f"{path}: cannot read the category taxonomy: {detail}") from None
     taxonomy = _compile(path, data)
-
-    def write(target: Path) -> None:
-        target.write_text(json.dumps(_state(taxonomy), ensure_ascii=False), encoding="utf-8")
-
-    write_atomically(kept, write)
+    keep_compiled(kept, _state(taxonomy))
     return taxonomy
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -252,12 +250,12 @@ def gazetteer() -> Gazetteer:
         raw = PLACES_FILE.read_bytes()
     except OSError:
         return Gazetteer()
-    from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
+    from leadengine.retrieval.cache import compiled_entry, keep_compiled, read_compiled
 
-    digest = hashlib.sha256(raw + Path(__file__).read_bytes()).hexdigest()
-    kept = cache_dir() / "places" / f"gazetteer-{cache_key(digest)}.json"
-    with contextlib.suppress(OSError, ValueError, TypeError, KeyError, AttributeError):
-        return Gazetteer.from_state(json.loads(kept.read_bytes()))
+    kept = compiled_entry("places", "gazetteer", raw, Path(__file__).read_bytes())
+    if (state := read_compiled(kept)) is not None:
+        with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+            return Gazetteer.from_state(state)
     try:
         text = gzip.decompress(raw).decode("utf-8")
     except (OSError, EOFError, UnicodeDecodeError):
@@ -267,11 +265,7 @@ def gazetteer() -> Gazetteer:
         name, _, body = chunk.partition("\n")
         sections[name.strip()] = body.rstrip("\n").split("\n") if body.strip() else []
     places = Gazetteer(sections)
-    def write(path: Path) -> None:
-        path.write_text(json.dumps(places.state(), ensure_ascii=False, separators=(",", ":")),
-                        encoding="utf-8")
-
-    write_atomically(kept, write)
+    keep_compiled(kept, places.state())
     return places
 
 
