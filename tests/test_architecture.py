@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -186,6 +187,14 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
+def printed_json(code: str) -> Any:
+    """What ``code``, run in a new Python process, prints as JSON (a fresh process: the
+    modules it imports are its own, not the test run's)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=REPO, check=True)
+    return json.loads(done.stdout)
+
+
 def test_knowledge_does_not_import_retrieval() -> None:
     """Data does not import the index that reads it: the index imports the knowledge."""
     graph = import_graph()
@@ -197,9 +206,7 @@ def test_knowledge_imports_without_numpy_bm25s_or_retrieval() -> None:
     code = ("import sys, json, leadengine.knowledge\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('numpy', 'bm25s', 'Stemmer') or m.startswith('leadengine.retrieval'))))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, cwd=REPO, check=True)
-    assert json.loads(done.stdout) == []
+    assert printed_json(code) == []
 
 
 def test_loading_and_reading_a_knowledge_base_builds_no_index(tmp_path: Path) -> None:
@@ -212,9 +219,7 @@ def test_loading_and_reading_a_knowledge_base_builds_no_index(tmp_path: Path) ->
             " kb.rubric_text()]\n"
             "print(json.dumps([facts, sorted(m for m in sys.modules if m.split('.')[0] in "
             "('numpy', 'bm25s') or m.startswith('leadengine.retrieval'))]))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, cwd=REPO, check=True)
-    facts, loaded = json.loads(done.stdout)
+    facts, loaded = printed_json(code)
     assert facts[:3] == [1, 2, 12] and facts[4].startswith("## Scoring Rubric")
     assert loaded == []
 
@@ -281,9 +286,7 @@ def test_importing_the_package_imports_nothing_heavy() -> None:
             "print(json.dumps(sorted(m for m, module in sys.modules.items() if module and ("
             "m.split('.')[0] in ('numpy', 'httpx', 'pydantic', 'yaml') or "
             "m.startswith('leadengine.')))))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, cwd=REPO, check=True)
-    assert json.loads(done.stdout) == []
+    assert printed_json(code) == []
 
 
 def test_a_batch_s_start_up_imports_nothing_it_does_not_run(tmp_path: Path) -> None:
@@ -299,9 +302,7 @@ def test_a_batch_s_start_up_imports_nothing_it_does_not_run(tmp_path: Path) -> N
             "print(json.dumps([callable(httpx.main), sorted(m for m in sys.modules if "
             "m.split('.')[0] in ('rich', 'pygments') or "
             "m.startswith('sqlalchemy.dialects.postgresql'))]))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, cwd=REPO, check=True)
-    assert json.loads(done.stdout) == [True, []]
+    assert printed_json(code) == [True, []]
 
 
 def test_api_and_engine_default_methods_are_both_documented() -> None:
