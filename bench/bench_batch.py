@@ -15,7 +15,9 @@ with ``--concurrency`` = ``--per-host``, ``--max-pages 0``, ``--method keyword``
   completion after ``--delay`` seconds (300 ms);
 * ``heuristic``: the offline evaluator;
 * with ``--scaling``: ``heuristic`` on ``--scaling-urls`` (2,000) other URLs with
-  ``--workers 1`` and ``--workers 2``.
+  ``--workers 1`` and ``--workers 2``; then, as ``apart``, two independent
+  ``--workers 1`` batches at once on half of those URLs each (concurrency halved, as a
+  shard's): what two processes of this workload do here, sharing nothing.
 
 Each is run ``--repeats`` times (3; 1 with ``--quick``), interleaved, on fresh URLs each
 time, and each target reads the middle run (the 1- and 2-worker runs as pairs: the pair
@@ -40,9 +42,11 @@ Targets (exit code):
   tree's CPU / cores: the 300 ms wait is hidden and the CPU spread over every core;
 * with ``--scaling``: 2 workers >= 1.7 x the URLs/s of 1 worker, while the batch runs
   (the seconds of its summary line, the shards' start included; the whole command's
-  ratio, Python's start-up and imports included, is reported beside it, and so is
-  this machine's own ceiling measured just after: how much more work two CPU-bound
-  Python processes do than one in the same time, 2.0 on two free cores);
+  ratio, Python's start-up and imports included, is reported beside it, and so are
+  two ceilings: this machine's, measured just after (how much more work two CPU-bound
+  Python processes do than one in the same time, 2.0 on two free cores), and this
+  workload's (the ``apart`` pair's URLs/s over the 1-worker run's: two page-reading
+  processes slow each other down more than two spinning loops do);
 * peak RSS <= 300 MB in every process.
 
 ``--profile auto`` (default) profiles a single-process LLM run of ``--profile-urls``
@@ -376,15 +380,17 @@ class Servers:
 def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: float,
              servers: Servers, timeout: float, host_delay: float,
              workers: int | None = None) -> ModeResult:
-    input_path = tmp / f"urls-{len(urls)}.txt"
+    run = next(_RUNS)  # a new input, database and log each run (two may run at once)
+    input_path = tmp / f"urls-{len(urls)}-{run}.txt"
     input_path.write_text("\n".join(urls) + "\n", encoding="utf-8")
-    db = tmp / f"{mode}-workers-{workers}-{next(_RUNS)}.db"  # a new database each run
+    db = tmp / f"{mode}-workers-{workers}-{run}.db"
     llm = mode == "llm"
     command = batch_command(input_path, db, concurrency, "custom" if llm else "heuristic",
                             servers.llm_url if llm else None, workers=workers)
     chats_before, server_before = servers.chats(), servers.cpu_s()
     busy_before = cpu_busy_s()
-    child = run_child(command, child_env(tmp, host_delay), tmp / f"{mode}.stderr", timeout)
+    child = run_child(command, child_env(tmp, host_delay), tmp / f"{mode}-{run}.stderr",
+                      timeout)
     busy_after, server_after = cpu_busy_s(), servers.cpu_s()
     counts = db_counts(db) if db.exists() else {"evaluations": 0, "distinct_urls": 0,
                                                 "errors": 0}
@@ -417,6 +423,32 @@ def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: flo
 
 #: Numbers the runs' databases.
 _RUNS = itertools.count()
+
+
+def run_apart(urls: list[str], tmp: Path, concurrency: int, delay: float,
+              servers: Servers, timeout: float, host_delay: float
+              ) -> tuple[ModeResult, ModeResult]:
+    """Two independent ``--workers 1`` batches at once, on half of ``urls`` each: what
+    two processes of this very workload do on this machine now, sharing nothing (no
+    parent, no handout, no pipes). Their URLs/s over a single batch's is the ceiling a
+    batch's two shards can reach here (the spinning loop of :func:`machine_ceiling`
+    touches a few kilobytes; page reading walks megabytes, and two of them at once slow
+    each other down on a shared memory bus and cache)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    halves = urls[: len(urls) // 2], urls[len(urls) // 2:]
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda half: run_mode(
+            "heuristic", half, tmp, concurrency // 2, delay, servers, timeout, host_delay,
+            1), halves)
+    return first, second
+
+
+def apart_of(one: ModeResult, apart: tuple[ModeResult, ModeResult]) -> float:
+    """URLs/s of two independent batches at once (see :func:`run_apart`) over the
+    1-worker run's, while each ran: this workload's two-process ceiling."""
+    both = max(run.batch_s or run.wall_s for run in apart)
+    return (sum(run.urls for run in apart) / both) / (one.urls / (one.batch_s or one.wall_s))
 
 
 def scaling_of(pair: tuple[ModeResult, ModeResult]) -> float:
@@ -618,6 +650,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             # third from minute to minute, and a slow spell weighs on every mode alike),
             # fresh URLs each time; the targets read the middle run.
             pairs: list[tuple[ModeResult, ModeResult]] = []
+            #: Each pair's workload ceiling (two independent batches at once: run_apart).
+            ceilings: list[float] = []
             for repeat in range(args.repeats):
                 urls = [servers.url(f"lead/?id={repeat}-{i}") for i in range(args.urls)]
                 for mode in ("llm", "heuristic"):
@@ -631,6 +665,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          args.host_delay, workers) for workers in (1, 2))
                     results += [one, two]
                     pairs.append((one, two))
+                    apart = run_apart(more, tmp, args.concurrency, args.delay, servers,
+                                      args.timeout, args.host_delay)
+                    for run in apart:
+                        run.mode = "apart"
+                    results += apart
+                    ceilings.append(apart_of(one, apart))
             if args.scaling:
                 ceiling = machine_ceiling()
             llm = middle([r for r in results if r.mode == "llm"], lambda r: r.ratio)
@@ -697,6 +737,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if ceiling is not None:
             print(f"  (this machine's own ceiling just after: two CPU-bound Python processes "
                   f"do {ceiling:.2f} x the work of one in the same time)")
+        workload = sorted(ceilings)[(len(ceilings) - 1) // 2]
+        print(f"  (this workload's ceiling, beside each pair: two independent --workers 1 "
+              f"batches at once, on half the URLs each, do "
+              f"{', '.join(f'{c:.2f}' for c in ceilings)} x the URLs/s of one batch, middle "
+              f"{workload:.2f}; 2 workers reached {scaling_ratio / workload:.0%} of it)")
     print(f"target: peak RSS <= {TARGET_RSS_MB:.0f} MB in every process "
           f"({max(r.peak_rss_mb for r in results):.0f} MB) -> {verdict(rss_ok)}")
     print(f"checks: every URL stored once, no errors, one LLM request per URL -> "
@@ -714,6 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "total_s": total_s, "workers_scaling_ratio": scaling_ratio,
         "workers_scaling_ratios": ratios, "llm_ratios": llm_ratios,
         "workers_scaling_wall_ratio": wall_ratio, "machine_two_process_ratio": ceiling,
+        "workload_two_process_ratios": ceilings,
         "modes": [{**asdict(r), "cpu_bound_s": r.cpu_bound_s, "ratio": r.ratio}
                   for r in results], "profile": profile,
     })
