@@ -43,10 +43,11 @@ Targets (exit code):
 * with ``--scaling``: 2 workers >= 1.7 x the URLs/s of 1 worker, while the batch runs
   (the seconds of its summary line, the shards' start included; the whole command's
   ratio, Python's start-up and imports included, is reported beside it, and so are
-  two ceilings: this machine's, measured just after (how much more work two CPU-bound
+  two references: this machine's ceiling, measured just after (how much more work two CPU-bound
   Python processes do than one in the same time, 2.0 on two free cores), and this
-  workload's (the ``apart`` pair's URLs/s over the 1-worker run's: two page-reading
-  processes slow each other down more than two spinning loops do);
+  workload's reference (the ``apart`` pair's URLs/s over the 1-worker run's: two
+  page-reading processes slow each other down more than two spinning loops do; not a
+  strict bound, since forked shards share the data their parent loaded);
 * peak RSS <= 300 MB in every process.
 
 ``--profile auto`` (default) profiles a single-process LLM run of ``--profile-urls``
@@ -430,10 +431,11 @@ def run_apart(urls: list[str], tmp: Path, concurrency: int, delay: float,
               ) -> tuple[ModeResult, ModeResult]:
     """Two independent ``--workers 1`` batches at once, on half of ``urls`` each: what
     two processes of this very workload do on this machine now, sharing nothing (no
-    parent, no handout, no pipes). Their URLs/s over a single batch's is the ceiling a
-    batch's two shards can reach here (the spinning loop of :func:`machine_ceiling`
+    parent, no handout, no pipes). Their URLs/s over a single batch's is what a batch's
+    two shards can be expected to reach here (the spinning loop of :func:`machine_ceiling`
     touches a few kilobytes; page reading walks megabytes, and two of them at once slow
-    each other down on a shared memory bus and cache)."""
+    each other down on a shared memory bus and cache). Not a strict bound: forked shards
+    share the data their parent loaded, and independent batches each load their own."""
     from concurrent.futures import ThreadPoolExecutor
 
     halves = urls[: len(urls) // 2], urls[len(urls) // 2:]
@@ -446,7 +448,7 @@ def run_apart(urls: list[str], tmp: Path, concurrency: int, delay: float,
 
 def apart_of(one: ModeResult, apart: tuple[ModeResult, ModeResult]) -> float:
     """URLs/s of two independent batches at once (see :func:`run_apart`) over the
-    1-worker run's, while each ran: this workload's two-process ceiling."""
+    1-worker run's, while each ran: this workload's two-process reference."""
     both = max(run.batch_s or run.wall_s for run in apart)
     return (sum(run.urls for run in apart) / both) / (one.urls / (one.batch_s or one.wall_s))
 
@@ -650,7 +652,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # third from minute to minute, and a slow spell weighs on every mode alike),
             # fresh URLs each time; the targets read the middle run.
             pairs: list[tuple[ModeResult, ModeResult]] = []
-            #: Each pair's workload ceiling (two independent batches at once: run_apart).
+            #: Each pair's workload reference (two independent batches at once: run_apart).
             ceilings: list[float] = []
             for repeat in range(args.repeats):
                 urls = [servers.url(f"lead/?id={repeat}-{i}") for i in range(args.urls)]
@@ -738,10 +740,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  (this machine's own ceiling just after: two CPU-bound Python processes "
                   f"do {ceiling:.2f} x the work of one in the same time)")
         workload = sorted(ceilings)[(len(ceilings) - 1) // 2]
-        print(f"  (this workload's ceiling, beside each pair: two independent --workers 1 "
-              f"batches at once, on half the URLs each, do "
+        print(f"  (this workload's two-process reference, beside each pair: two independent "
+              f"--workers 1 batches at once, on half the URLs each, do "
               f"{', '.join(f'{c:.2f}' for c in ceilings)} x the URLs/s of one batch, middle "
-              f"{workload:.2f}; 2 workers reached {scaling_ratio / workload:.0%} of it)")
+              f"{workload:.2f}; 2 workers did {scaling_ratio / workload:.0%} of it: forked "
+              f"shards share the parent's loaded data, independent batches each load theirs)")
     print(f"target: peak RSS <= {TARGET_RSS_MB:.0f} MB in every process "
           f"({max(r.peak_rss_mb for r in results):.0f} MB) -> {verdict(rss_ok)}")
     print(f"checks: every URL stored once, no errors, one LLM request per URL -> "
