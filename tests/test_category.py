@@ -386,7 +386,7 @@ def test_a_compiled_taxonomy_is_kept_and_read_back_the_same(
 
     monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path / "cache"))
     built = _load.__wrapped__(DEFAULT_TAXONOMY)
-    [kept] = (tmp_path / "cache" / "categories").glob("taxonomy-*.json")
+    [kept] = (tmp_path / "cache" / "categories").glob("taxonomy-*.marshal")
     read = _load.__wrapped__(DEFAULT_TAXONOMY)
     assert read == built  # the same terms, and regexes of the same patterns
     text = "Smile Dental Clinic: our dentists offer implants and braces; ร้านอาหาร, 歯科"
@@ -397,4 +397,4 @@ def test_a_compiled_taxonomy_is_kept_and_read_back_the_same(
     edited.write_text(DEFAULT_TAXONOMY.read_text(encoding="utf-8") + "\n# edited\n",
                       encoding="utf-8")
     assert _load.__wrapped__(edited).terms == built.terms
-    assert len(list((tmp_path / "cache" / "categories").glob("taxonomy-*.json"))) == 2
+    assert len(list((tmp_path / "cache" / "categories").glob("taxonomy-*.marshal"))) == 2

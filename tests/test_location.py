@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import marshal
 import random
 import re
 import subprocess
@@ -897,7 +898,7 @@ def test_the_gazetteer_is_kept_built_and_a_broken_copy_is_built_again(
 
     monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path / "cache"))
     built = places.gazetteer.__wrapped__()
-    [kept] = (tmp_path / "cache" / "places").glob("gazetteer-*.json")
+    [kept] = (tmp_path / "cache" / "places").glob("gazetteer-*.marshal")
     read = places.gazetteer.__wrapped__()
     assert read.state() == built.state() and read.size == built.size > 30_000
     assert read.regions == built.regions and read.countries == built.countries
@@ -909,4 +910,4 @@ def test_the_gazetteer_is_kept_built_and_a_broken_copy_is_built_again(
     kept.write_text('{"cities": [', encoding="utf-8")  # cut short
     again = places.gazetteer.__wrapped__()
     assert again.state() == built.state()
-    assert json.loads(kept.read_text(encoding="utf-8"))["country_rows"] == built.country_rows
+    assert marshal.loads(kept.read_bytes())["country_rows"] == built.country_rows

@@ -10,7 +10,7 @@ never meets a stale index; a file that cannot be read is rebuilt, never fatal.
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import os
 import shutil
 import tempfile
@@ -63,21 +63,25 @@ def compiled_entry(folder: str, name: str, *sources: bytes) -> Path:
     """The cache file of data compiled from ``sources`` (a data file's bytes and the
     source of the module that compiles it: an edit to either names another file)."""
     digest = hashlib.sha256(b"\0".join(sources)).hexdigest()[:20]
-    return cache_dir() / folder / f"{name}-{digest}.json"
+    return cache_dir() / folder / f"{name}-{digest}.marshal"
 
 
 def read_compiled(entry: Path) -> Any:
-    """The JSON kept in ``entry``, or None when it is missing or cannot be read."""
+    """The data kept in ``entry``, or None when it is missing or cannot be read.
+
+    Kept with :mod:`marshal` (plain dicts, lists and strings; the format Python keeps
+    its own compiled modules in, beside them in the user's folders): the gazetteer's
+    3 MB read in 30 ms, where JSON took 50, at every command's start. What is read is
+    checked by its reader (a wrong shape is an error it rebuilds on)."""
     try:
-        return json.loads(entry.read_bytes())
-    except (OSError, ValueError):
+        return marshal.loads(entry.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
         return None
 
 
 def keep_compiled(entry: Path, state: Any) -> None:
-    """Keep ``state`` as JSON in ``entry`` (atomically; not an error if it cannot be)."""
+    """Keep ``state`` in ``entry`` (atomically; not an error if it cannot be)."""
     def write(target: Path) -> None:
-        target.write_text(json.dumps(state, ensure_ascii=False, separators=(",", ":")),
-                          encoding="utf-8")
+        target.write_bytes(marshal.dumps(state))
 
     write_atomically(entry, write)

@@ -207,7 +207,7 @@ def load_taxonomy(path: Path | None = None) -> Taxonomy:
 @lru_cache(maxsize=1)
 def _load(path: Path) -> Taxonomy:
     """The file compiled. A file compiled before is read back from the cache folder
-    (JSON, under a name hashing the file and this module): its regexes are compiled
+    (under a name hashing the file and this module): its regexes are compiled
     again, but its YAML and terms are not read (60 of 110 ms at every command's start)."""
     from leadengine.retrieval.cache import compiled_entry, keep_compiled, read_compiled
 
@@ -228,7 +228,7 @@ def _load(path: Path) -> Taxonomy:
 
 
 def _state(tax: Taxonomy) -> dict[str, Any]:
-    """A compiled taxonomy as JSON (its regexes by their patterns)."""
+    """A compiled taxonomy as plain data (its regexes by their patterns)."""
     return {"about": tax.about, "types": tax.types, "services": tax.services,
             "terms": tax.terms, "patterns": tax.patterns,
             "matchers": [matcher.pattern for matcher in tax.matchers]}
