@@ -55,7 +55,8 @@ def domain_region(url: str) -> tuple[str, str] | None:
 
 
 _COUNTRY_WORDS = re.compile("|".join(map(re.escape, sorted({*COUNTRIES, *CITIES},
-                                                             key=len, reverse=True))), re.I)
+                                                             key=lambda w: (-len(w), w)))),
+                            re.I)
 
 
 def site_region(url: str, language: str = "", address: str = "",
