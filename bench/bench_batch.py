@@ -14,6 +14,9 @@ with ``--concurrency`` = ``--per-host``, ``--max-pages 0``, ``--method keyword``
 * ``llm``: ``--provider custom`` against a fake OpenAI endpoint answering every chat
   completion after ``--delay`` seconds (300 ms);
 * ``heuristic``: the offline evaluator;
+* ``llm-warm`` (a reference, left out with ``--no-warm``): ``llm``'s batch through the
+  Python API in a process that has just run a first batch (:mod:`bench.warm_batch`):
+  its wall and CPU are the batch's own, without Python's start-up;
 * with ``--scaling``: ``heuristic`` on ``--scaling-urls`` (2,000) other URLs with
   ``--workers 1`` and ``--workers 2``; then, as ``apart``, two independent
   ``--workers 1`` batches at once on half of those URLs each (concurrency halved, as a
@@ -155,6 +158,8 @@ class ChildRun:
     stderr: str
     #: Processes of the tree seen while it ran (sampled every quarter second).
     processes: int = 1
+    #: What it printed, when asked for (``run_child(..., stdout=True)``).
+    stdout: str = ""
 
     @property
     def tree_cpu_s(self) -> float:
@@ -163,7 +168,7 @@ class ChildRun:
 
 
 def run_child(command: list[str], env: dict[str, str], log: Path,
-              timeout: float) -> ChildRun:
+              timeout: float, stdout: bool = False) -> ChildRun:
     """Run ``command`` and count the CPU of its whole process tree exactly: this process
     is a child subreaper (Linux), so a descendant that outlives its parent (a fork
     server, whose shards it waited for) becomes this process's child and is waited for
@@ -173,10 +178,11 @@ def run_child(command: list[str], env: dict[str, str], log: Path,
     every quarter second only to count its processes."""
     become_subreaper()
     seen: set[int] = set()
-    with log.open("wb") as err:
+    out_path = log.with_suffix(".stdout")
+    with log.open("wb") as err, out_path.open("wb") as out:
         t0 = time.perf_counter()
-        process = subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.DEVNULL,
-                                   stderr=err)
+        process = subprocess.Popen(command, env=env, cwd=REPO,
+                                   stdout=out if stdout else subprocess.DEVNULL, stderr=err)
         deadline = t0 + timeout
         next_sample = t0
         while True:
@@ -200,7 +206,8 @@ def run_child(command: list[str], env: dict[str, str], log: Path,
     return ChildRun(returncode=process.returncode, wall_s=wall, user_s=user, sys_s=system,
                     peak_rss_any_mb=peak / 1024,
                     stderr=log.read_text(encoding="utf-8", errors="replace"),
-                    processes=1 + len(seen))
+                    processes=1 + len(seen),
+                    stdout=out_path.read_text(encoding="utf-8", errors="replace"))
 
 
 def become_subreaper() -> None:
@@ -426,6 +433,47 @@ def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: flo
 _RUNS = itertools.count()
 
 
+def run_warm(urls: list[str], tmp: Path, concurrency: int, delay: float,
+             servers: Servers, timeout: float, host_delay: float) -> ModeResult:
+    """LLM mode in a warm process (:mod:`bench.warm_batch`): the same batch through the
+    Python API, timed after a first batch of ``concurrency`` other URLs in the same
+    process, so the wall and CPU are the batch's own, without Python's start-up."""
+    run = next(_RUNS)
+    warmup, input_path = tmp / f"warmup-{run}.txt", tmp / f"urls-warm-{run}.txt"
+    warmup.write_text("\n".join(f"{url}&warmup" for url in urls[:concurrency]) + "\n",
+                      encoding="utf-8")
+    input_path.write_text("\n".join(urls) + "\n", encoding="utf-8")
+    db = tmp / f"warm-{run}.db"
+    command = [sys.executable, "-m", "bench.warm_batch", str(warmup), str(input_path),
+               "--db", str(db), "--base-url", servers.llm_url,
+               "--concurrency", str(concurrency)]
+    chats_before = servers.chats()
+    child = run_child(command, child_env(tmp, host_delay), tmp / f"warm-{run}.stderr",
+                      timeout, stdout=True)
+    chats = servers.chats() - chats_before - concurrency  # the warm-up's are not counted
+    try:
+        timed = json.loads(child.stdout)
+    except ValueError:
+        timed = {}
+    counts = db_counts(db) if db.exists() else {"evaluations": 0, "distinct_urls": 0,
+                                                "errors": 0}
+    result = ModeResult(
+        mode="llm-warm", urls=len(urls), concurrency=concurrency, workers=None,
+        wall_s=float(timed.get("wall_s", child.wall_s)), batch_s=None,
+        llm_bound_s=len(urls) * delay / concurrency,
+        tree_cpu_s=float(timed.get("cpu_s", child.tree_cpu_s)), machine_cpu_s=None,
+        server_cpu_s=None, processes=child.processes, peak_rss_mb=child.peak_rss_any_mb,
+        evaluations=counts["evaluations"], distinct_urls=counts["distinct_urls"],
+        errors=counts["errors"], llm_requests=chats, returncode=child.returncode,
+        stderr_tail="\n".join(child.stderr.strip().splitlines()[-5:]))
+    result.checks["exit 0"] = child.returncode == 0 and bool(timed)
+    result.checks[f"db holds {len(urls)} evaluations, one per URL"] = (
+        counts["evaluations"] == counts["distinct_urls"] == len(urls))
+    result.checks["db holds 0 errors"] = counts["errors"] == 0
+    result.checks[f"one LLM request per URL ({len(urls)})"] = chats == len(urls)
+    return result
+
+
 def run_apart(urls: list[str], tmp: Path, concurrency: int, delay: float,
               servers: Servers, timeout: float, host_delay: float
               ) -> tuple[ModeResult, ModeResult]:
@@ -627,6 +675,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3,
                         help="runs of each mode (and --scaling pairs), interleaved; the "
                              "targets read the middle one")
+    parser.add_argument("--no-warm", dest="warm", action="store_false",
+                        help="leave out the LLM-mode runs in a warm process (the reference "
+                             "without Python's start-up: bench/warm_batch.py)")
     args = parser.parse_args(argv)
     compile_package()
     if args.quick:
@@ -659,6 +710,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for mode in ("llm", "heuristic"):
                     results.append(run_mode(mode, urls, tmp, args.concurrency, args.delay,
                                             servers, args.timeout, args.host_delay))
+                if args.warm:
+                    results.append(run_warm(
+                        [servers.url(f"lead/?id=w{repeat}-{i}") for i in range(args.urls)],
+                        tmp, args.concurrency, args.delay, servers, args.timeout,
+                        args.host_delay))
                 if args.scaling:
                     more = [servers.url(f"lead/?id=s{repeat}-{i}")
                             for i in range(args.scaling_urls)]
@@ -727,6 +783,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  (with the machine's busy CPU instead, servers and kernel included: bound "
               f"{max(machine_bound, llm.llm_bound_s or 0):.2f}s, ratio "
               f"{llm.wall_s / max(machine_bound, llm.llm_bound_s or 0):.2f})")
+    warm_runs = [r for r in results if r.mode == "llm-warm"]
+    warm = middle(warm_runs, lambda r: r.ratio) if warm_runs else None
+    if warm is not None:
+        # Each command's wall over that of the warm run just after it (the same minute).
+        cold = [r for r in results if r.mode == "llm"]
+        extra = sorted(c.wall_s - w.wall_s for c, w in zip(cold, warm_runs, strict=False))
+        print(f"  (reference, not the target: in a warm process, the same batch through the "
+              f"Python API after a first one (bench/warm_batch.py): {warm.wall_s:.2f}s, CPU "
+              f"bound {warm.cpu_bound_s:.2f}s, ratio {warm.ratio:.2f}, the middle of "
+              f"{', '.join(f'{r.ratio:.2f}' for r in warm_runs)}; the command took "
+              f"{extra[(len(extra) - 1) // 2]:+.2f}s more than the warm run beside it "
+              f"(middle of {len(extra)}): Python's start-up, the imports and the data, on one "
+              f"core before the shards start)")
     if scaling_ratio is not None:
         one, two = middle(pairs, scaling_of)
         print(f"workers: the middle of {len(ratios)} pairs, whose ratios were "
@@ -763,6 +832,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "workers_scaling_ratios": ratios, "llm_ratios": llm_ratios,
         "workers_scaling_wall_ratio": wall_ratio, "machine_two_process_ratio": ceiling,
         "workload_two_process_ratios": ceilings,
+        "llm_warm_ratio": warm.ratio if warm is not None else None,
+        "llm_warm_ratios": [r.ratio for r in warm_runs],
         "modes": [{**asdict(r), "cpu_bound_s": r.cpu_bound_s, "ratio": r.ratio}
                   for r in results], "profile": profile,
     })
