@@ -116,8 +116,8 @@ class Settings:
     #: Most knowledge passages the semantic index embeds (0 = no cap). Past it ``hybrid``
     #: uses bm25 alone and ``semantic`` is refused: embedding costs ~20-100 ms a passage.
     semantic_max_passages: int = 2000
-    #: Cache folder for retrieval indexes, embeddings and the compiled place and category
-    #: data; None = ~/.cache/leadengine.
+    #: Cache folder for retrieval indexes, embeddings, the compiled place and category
+    #: data and the start-up's compiled regexes; None = ~/.cache/leadengine.
     cache_dir: Path | None = None
     #: How ``bm25`` splits Thai, Burmese and other unspaced scripts: ``bigram`` (character
     #: pairs; measured better on the development set) or ``icu`` (PyICU's word break).

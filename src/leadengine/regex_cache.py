@@ -58,25 +58,31 @@ def start() -> None:
     if not (callable(getattr(_compiler, "compile", None)) and hasattr(_compiler, "_code")
             and hasattr(_parser, "parse")):
         return
-    from leadengine.retrieval.cache import cache_dir
-
-    tag = f"{sys.version}\0{_sre.MAGIC}\0{sys.implementation.cache_tag}"
-    entry = cache_dir() / "regex" / f"start-{hashlib.sha256(tag.encode()).hexdigest()[:20]}.marshal"
-    kept: dict[tuple[str | bytes, int], Compiled] = {}
-    with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-        loaded = marshal.loads(entry.read_bytes())
-        if isinstance(loaded, dict):
-            kept = loaded
     original: Callable[..., Any] = _compiler.compile
     used: dict[tuple[str | bytes, int], Compiled] = {}
-    _state.update(entry=entry, kept=kept, used=used, original=original, added=0,
-                  compiler=_compiler)
+    _state.update(kept=None, used=used, original=original, added=0, compiler=_compiler)
+
+    def load() -> dict[tuple[str | bytes, int], Compiled]:
+        # On the first pattern, not before: a command that compiles none (--help) reads
+        # nothing, nor the settings that name the cache folder.
+        from leadengine.retrieval.cache import cache_dir
+
+        tag = f"{sys.version}\0{_sre.MAGIC}\0{sys.implementation.cache_tag}"
+        digest = hashlib.sha256(tag.encode()).hexdigest()[:20]
+        _state["entry"] = cache_dir() / "regex" / f"start-{digest}.marshal"
+        _state["kept"] = {}
+        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+            loaded = marshal.loads(_state["entry"].read_bytes())
+            if isinstance(loaded, dict):
+                _state["kept"] = loaded
+        return _state["kept"]  # type: ignore[no-any-return]
 
     def compile(pattern: Any, flags: int = 0) -> Any:
         if not isinstance(pattern, str | bytes) or flags & _compiler.SRE_FLAG_DEBUG:
             return original(pattern, flags)
         key = (pattern, int(flags))
-        known = kept.get(key)
+        kept = _state["kept"]
+        known = (load() if kept is None else kept).get(key)
         if known is not None:
             with contextlib.suppress(TypeError, ValueError, RuntimeError, OverflowError):
                 compiled = _sre.compile(pattern, *known)
