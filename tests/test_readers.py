@@ -262,6 +262,45 @@ def test_the_batch_builds_its_index_before_its_shards_start(tmp_path: Path) -> N
         keyless.retriever("hybrid").retrieve("clinic")
 
 
+def test_shards_forked_after_prepare_start_with_the_page_regexes_compiled(
+        tmp_path: Path) -> None:
+    """A page's first read compiled the injection rules and the knowledge base's keyword
+    regexes in each shard (about 20 ms before its first LLM request): compiled before
+    the fork instead, a forked shard finds them in the caches it inherits."""
+    from leadengine.batch_shards import prepare
+    from leadengine.keywords import KeywordCounter
+    from leadengine.web import injection
+    from leadengine.web.injection_rules import SCRIPTS
+
+    kb = KnowledgeBase.from_settings(Settings())
+    injection._compiled.cache_clear()
+    KeywordCounter._cache.clear()
+    try:
+        prepare(kb, Settings(use_rag=False), forked=True)
+    finally:
+        import gc
+
+        gc.unfreeze()
+    patterns = {pattern for _, group in SCRIPTS for _, pattern in group}
+    assert injection._compiled.cache_info().currsize == len(patterns) > 20
+    counter = KeywordCounter._cache[id(kb.rules)][1]
+    assert counter.phrases and counter is KeywordCounter.for_rules(kb.rules)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the shard: nothing compiled anew
+        before = injection._compiled.cache_info()
+        for _, group in SCRIPTS:
+            for _, pattern in group:
+                injection._compiled(pattern)
+        after = injection._compiled.cache_info()
+        same = KeywordCounter.for_rules(kb.rules) is counter
+        os.write(write, b"1" if same and after.misses == before.misses else b"0")
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.waitpid(child, 0)
+
+
 def test_a_shard_sent_sigterm_is_started_again_and_the_batch_goes_on(
         sites: SiteServer, tmp_path: Path) -> None:
     """A forked shard does not keep its parent's signal handling: SIGTERM ends the shard

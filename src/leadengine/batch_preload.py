@@ -1,7 +1,8 @@
 """What a batch's shards start with (:func:`leadengine.batch_shards.prepare`): importing
 this module imports the pipeline and the modules a shard would otherwise import on its
 first row, and loads the data every page read consults (taxonomy, gazetteer, service
-catalogue) and the TLS context every client uses. The batch's process imports it before
+catalogue), the TLS context every client uses and the injection rules' patterns
+(:func:`warm` compiles a knowledge base's keywords). The batch's process imports it before
 it forks its shards, and a fork server (where the shards cannot be forked) before it
 forks them, so no shard loads any of it itself.
 """
@@ -10,11 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+from typing import TYPE_CHECKING
 
+from leadengine.keywords import KeywordCounter
 from leadengine.web.category import load_taxonomy
 from leadengine.web.guard import default_ssl_context
+from leadengine.web.injection import compile_rules
 from leadengine.web.location import gazetteer
 from leadengine.web.services import catalogue
+
+if TYPE_CHECKING:
+    from leadengine.knowledge import KnowledgeBase
 
 #: The pipeline, and the modules a shard would import on first use: of the pipeline (the
 #: outreach angle's fallback, the crawl's link picking, the page readers) and of the
@@ -30,4 +37,14 @@ load_taxonomy()
 gazetteer()
 catalogue()
 default_ssl_context()
+compile_rules()  # the injection rules' patterns, compiled by a page's first search
 
+
+
+def warm(kb: KnowledgeBase) -> None:
+    """The regexes of ``kb``'s keywords and of the injection rules, compiled now, as a
+    page's first read would (about 20 ms in each shard before its first LLM request,
+    that the shards forked from here no longer spend; in a command's start-up they are
+    read compiled: :mod:`leadengine.regex_cache`)."""
+    compile_rules()
+    KeywordCounter.for_rules(kb.rules)

@@ -361,7 +361,9 @@ def prepare(kb: KnowledgeBase, settings: Settings, forked: bool) -> None:
     fork server's reads the index from the cache; either way a knowledge base is
     embedded once per batch, not once per shard."""
     if forked:
-        import leadengine.batch_preload  # noqa: F401
+        import leadengine.batch_preload
+
+        leadengine.batch_preload.warm(kb)
     if settings.use_rag:
         # Nothing here may fail the batch: an index that cannot be built is left to the
         # shards, which report it on the rows it fails.

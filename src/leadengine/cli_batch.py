@@ -139,8 +139,10 @@ def _run_local(input_path: Path, settings: Settings, kb: KnowledgeBase, store: S
     # Start-up, like the imports: what every page read consults (the taxonomy, gazetteer
     # and service catalogue) is loaded before the run starts, in this process, which its
     # shards are forked from (not on the first row).
-    import leadengine.batch_preload  # noqa: F401
+    import leadengine.batch_preload
     from leadengine.batch import run_batch
+
+    leadengine.batch_preload.warm(kb)
 
     if sys.stderr.isatty():
         return _run_with_progress_bar(input_path, settings, kb, store, retry_failed,

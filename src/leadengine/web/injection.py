@@ -171,6 +171,14 @@ def _plan(scripts: tuple[bool, ...]) -> _Plan:
     return _Plan(rules, anchors, tuple(plain), roots, by_anchor)
 
 
+def compile_rules() -> None:
+    """Compile every rule's pattern now, as a page's first search would (a batch does
+    it before it forks its shards, which then start with them compiled)."""
+    for _, group in SCRIPTS:
+        for _, pattern in group:
+            _compiled(pattern)
+
+
 def _plan_for(folded: str) -> _Plan:
     return _plan(tuple(script is None or script.search(folded) is not None
                        for script, _ in SCRIPTS))
