@@ -179,10 +179,10 @@ def run_child(command: list[str], env: dict[str, str], log: Path,
     become_subreaper()
     seen: set[int] = set()
     out_path = log.with_suffix(".stdout")
-    with log.open("wb") as err, out_path.open("wb") as out:
+    with log.open("wb") as err, (out_path.open("wb") if stdout
+                                 else contextlib.nullcontext(subprocess.DEVNULL)) as out:
         t0 = time.perf_counter()
-        process = subprocess.Popen(command, env=env, cwd=REPO,
-                                   stdout=out if stdout else subprocess.DEVNULL, stderr=err)
+        process = subprocess.Popen(command, env=env, cwd=REPO, stdout=out, stderr=err)
         deadline = t0 + timeout
         next_sample = t0
         while True:
@@ -207,7 +207,8 @@ def run_child(command: list[str], env: dict[str, str], log: Path,
                     peak_rss_any_mb=peak / 1024,
                     stderr=log.read_text(encoding="utf-8", errors="replace"),
                     processes=1 + len(seen),
-                    stdout=out_path.read_text(encoding="utf-8", errors="replace"))
+                    stdout=out_path.read_text(encoding="utf-8", errors="replace")
+                    if stdout else "")
 
 
 def become_subreaper() -> None:
@@ -400,8 +401,7 @@ def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: flo
     child = run_child(command, child_env(tmp, host_delay), tmp / f"{mode}-{run}.stderr",
                       timeout)
     busy_after, server_after = cpu_busy_s(), servers.cpu_s()
-    counts = db_counts(db) if db.exists() else {"evaluations": 0, "distinct_urls": 0,
-                                                "errors": 0}
+    counts = stored_counts(db)
     summaries = _SUMMARY.findall(child.stderr)
     result = ModeResult(
         mode=mode, urls=len(urls), concurrency=concurrency, workers=workers,
@@ -420,13 +420,25 @@ def run_mode(mode: str, urls: list[str], tmp: Path, concurrency: int, delay: flo
     result.checks["exit 0"] = child.returncode == 0
     result.checks[f"the run evaluated {len(urls)}, none failed"] = bool(summaries) and (
         summaries[-1][:2] == (str(len(urls)), "0"))
-    result.checks[f"db holds {len(urls)} evaluations, one per URL"] = (
-        counts["evaluations"] == counts["distinct_urls"] == len(urls))
-    result.checks["db holds 0 errors"] = counts["errors"] == 0
-    if llm:
-        result.checks[f"one LLM request per URL ({len(urls)})"] = \
-            result.llm_requests == len(urls)
+    check_stored(result, llm)
     return result
+
+
+def stored_counts(db: Path) -> dict[str, int]:
+    """:func:`db_counts` of a run's database (zeros if the run left none)."""
+    return db_counts(db) if db.exists() else {"evaluations": 0, "distinct_urls": 0,
+                                              "errors": 0}
+
+
+def check_stored(result: ModeResult, llm: bool) -> None:
+    """The checks every run's database must pass: one evaluation per URL, no errors
+    (and in LLM mode one LLM request per URL)."""
+    urls = result.urls
+    result.checks[f"db holds {urls} evaluations, one per URL"] = (
+        result.evaluations == result.distinct_urls == urls)
+    result.checks["db holds 0 errors"] = result.errors == 0
+    if llm:
+        result.checks[f"one LLM request per URL ({urls})"] = result.llm_requests == urls
 
 
 #: Numbers the runs' databases.
@@ -455,8 +467,7 @@ def run_warm(urls: list[str], tmp: Path, concurrency: int, delay: float,
         timed = json.loads(child.stdout)
     except ValueError:
         timed = {}
-    counts = db_counts(db) if db.exists() else {"evaluations": 0, "distinct_urls": 0,
-                                                "errors": 0}
+    counts = stored_counts(db)
     result = ModeResult(
         mode="llm-warm", urls=len(urls), concurrency=concurrency, workers=None,
         wall_s=float(timed.get("wall_s", child.wall_s)), batch_s=None,
@@ -467,10 +478,7 @@ def run_warm(urls: list[str], tmp: Path, concurrency: int, delay: float,
         errors=counts["errors"], llm_requests=chats, returncode=child.returncode,
         stderr_tail="\n".join(child.stderr.strip().splitlines()[-5:]))
     result.checks["exit 0"] = child.returncode == 0 and bool(timed)
-    result.checks[f"db holds {len(urls)} evaluations, one per URL"] = (
-        counts["evaluations"] == counts["distinct_urls"] == len(urls))
-    result.checks["db holds 0 errors"] = counts["errors"] == 0
-    result.checks[f"one LLM request per URL ({len(urls)})"] = chats == len(urls)
+    check_stored(result, llm=True)
     return result
 
 
@@ -788,12 +796,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if warm is not None:
         # Each command's wall over that of the warm run just after it (the same minute).
         cold = [r for r in results if r.mode == "llm"]
-        extra = sorted(c.wall_s - w.wall_s for c, w in zip(cold, warm_runs, strict=False))
+        extra = [c.wall_s - w.wall_s for c, w in zip(cold, warm_runs, strict=False)]
         print(f"  (reference, not the target: in a warm process, the same batch through the "
               f"Python API after a first one (bench/warm_batch.py): {warm.wall_s:.2f}s, CPU "
               f"bound {warm.cpu_bound_s:.2f}s, ratio {warm.ratio:.2f}, the middle of "
               f"{', '.join(f'{r.ratio:.2f}' for r in warm_runs)}; the command took "
-              f"{extra[(len(extra) - 1) // 2]:+.2f}s more than the warm run beside it "
+              f"{middle(extra, float):+.2f}s more than the warm run beside it "
               f"(middle of {len(extra)}): Python's start-up, the imports and the data, on one "
               f"core before the shards start)")
     if scaling_ratio is not None:

@@ -13,6 +13,8 @@ is compiled as usual and not kept.
 What is kept is exactly what ``re`` computed for the same pattern and flags in the same
 Python (the file's name hashes the Python version and the engine's magic number), and
 the engine checks any code it is given: an entry that is not right is compiled again.
+The file is one of the cache folder's compiled entries
+(:func:`~leadengine.retrieval.cache.compiled_entry`: marshal, written atomically).
 Nothing here can fail a command: without the file, or on another Python, ``re`` works
 as it always does.
 """
@@ -20,12 +22,9 @@ as it always does.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
-import marshal
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 #: What :func:`_arguments` gives: the engine's ``compile`` arguments after the pattern.
@@ -65,16 +64,12 @@ def start() -> None:
     def load() -> dict[tuple[str | bytes, int], Compiled]:
         # On the first pattern, not before: a command that compiles none (--help) reads
         # nothing, nor the settings that name the cache folder.
-        from leadengine.retrieval.cache import cache_dir
+        from leadengine.retrieval.cache import compiled_entry, read_compiled
 
         tag = f"{sys.version}\0{_sre.MAGIC}\0{sys.implementation.cache_tag}"
-        digest = hashlib.sha256(tag.encode()).hexdigest()[:20]
-        _state["entry"] = cache_dir() / "regex" / f"start-{digest}.marshal"
-        _state["kept"] = {}
-        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-            loaded = marshal.loads(_state["entry"].read_bytes())
-            if isinstance(loaded, dict):
-                _state["kept"] = loaded
+        _state["entry"] = compiled_entry("regex", "start", tag.encode())
+        loaded = read_compiled(_state["entry"])
+        _state["kept"] = loaded if isinstance(loaded, dict) else {}
         return _state["kept"]  # type: ignore[no-any-return]
 
     def compile(pattern: Any, flags: int = 0) -> Any:
@@ -110,14 +105,9 @@ def stop() -> None:
     _state["compiler"].compile = _state.pop("original")
     if _state["added"] < (NEW_ENOUGH if _state["kept"] else 1):
         return
-    from leadengine.retrieval.cache import write_atomically
+    from leadengine.retrieval.cache import keep_compiled
 
-    data = marshal.dumps(_state["used"])
-
-    def write(target: Path) -> None:
-        target.write_bytes(data)
-
-    write_atomically(_state["entry"], write)
+    keep_compiled(_state["entry"], _state["used"])
 
 
 def _arguments(compiler: Any, parser: Any, pattern: str | bytes, flags: int) -> Compiled:
