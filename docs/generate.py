@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from leadengine.cli import cli
-from leadengine.config import ENV_VARS, GROUPS, PRICES, PROVIDERS, Settings
+from leadengine.config import ENV_VARS, GROUPS, PROVIDERS, Settings
 
 DOCS = Path(__file__).resolve().parent
 CONFIG_SOURCE = DOCS.parent / "src" / "leadengine" / "config.py"
@@ -96,24 +96,44 @@ def configuration_page() -> str:
         var = f"`{by_field[f.name]}`" if f.name in by_field else "(option or TOML only)"
         lines.append(f"| `{f.name}` | {var} | {shown} | {docs.get(f.name, '')} |")
     lines += groups_table()
-    lines += ["", "## Providers", "",
-              "| provider | base URL | API key variable | default model | requests/min | "
-              "tokens/min | requests/day |",
-              "|---|---|---|---|---|---|---|"]
-    for p in PROVIDERS.values():
-        limits = " | ".join("—" if v is None else f"{v:,}" for v in (p.rpm, p.tpm, p.rpd))
-        lines.append(f"| `{p.name}` | {p.base_url or '—'} | {p.key_env or '—'} | "
-                     f"`{p.default_model}` | {limits} |")
-    lines += ["", "A provider's default model and limits, and the price table, can be "
-              "changed in `leadengine.toml`:", "", "```toml", "[providers.groq]",
-              'model = "openai/gpt-oss-20b"', "tpm = 8000", "rpd = 1000", "", "[prices]",
-              '"openai/gpt-oss-20b" = [0.075, 0.30]   # USD per million input, output tokens',
-              "```", "", "## Prices", "", "| model | input $/M tokens | output $/M tokens |",
-              "|---|---|---|"]
-    lines += [f"| `{model}` | {i:g} | {o:g} |" for model, (i, o) in PRICES.items()]
+    lines += providers_tables(defaults)
     lines += ["", "API keys are read from the environment only; they are never printed, "
               "logged or written to disk.", ""]
     return "\n".join(lines)
+
+
+def providers_tables(settings: Settings) -> list[str]:
+    """The providers with their default models and limits, and the catalogue's prices."""
+    catalogue = settings.model_catalogue()
+    lines = ["", "## Providers", "",
+             "Defaults, prices and limits come from the model catalogue "
+             f"(`src/leadengine/data/models.toml`, checked {catalogue.checked.isoformat()}; "
+             "see [Keeping up with providers](providers.md)). Limits are the default "
+             "model's: requests and tokens per minute, requests and tokens per day.", "",
+             "| provider | base URL | API key variable | default model | requests/min | "
+             "tokens/min | requests/day | tokens/day |",
+             "|---|---|---|---|---|---|---|---|"]
+    for p in PROVIDERS.values():
+        model = p.default_model or catalogue.default(p.name) or "—"
+        resolved = settings.rate_limits(p, model)
+        limits = " | ".join("—" if not v else f"{v:,}" for v in resolved.values())
+        lines.append(f"| `{p.name}` | {p.base_url or '—'} | {p.key_env or '—'} | "
+                     f"`{model}` | {limits} |")
+    lines += ["", "A provider's default model and limits, and the price table, can be "
+              "changed in `leadengine.toml` (or, for whole entries, in a catalogue of your "
+              "own: the `catalogue` setting):", "", "```toml", "[providers.groq]",
+              'model = "openai/gpt-oss-20b"', "tpm = 8000", "rpd = 1000", "", "[prices]",
+              '"openai/gpt-oss-20b" = [0.075, 0.30]   # USD per million input, output tokens',
+              "```", "", "## Prices", "",
+              "| provider | model | status | input $/M tokens | output $/M tokens |",
+              "|---|---|---|---|---|"]
+    for name in PROVIDERS:
+        for entry in catalogue.of(name):
+            if entry.price is not None:
+                status = entry.status_on(catalogue.checked)
+                lines.append(f"| `{name}` | `{entry.id}` | {status} | {entry.price[0]:g} | "
+                             f"{entry.price[1]:g} |")
+    return lines
 
 
 PAGES = {"cli.md": cli_page, "configuration.md": configuration_page}

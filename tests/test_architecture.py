@@ -244,6 +244,7 @@ def test_exported_members() -> None:
         "KnowledgeError",
         "LLMError",
         "LeadEngineError",
+        "ModelUnavailable",
         "QuotaExhausted",
         "RAGSystem",
         "Section",

@@ -20,11 +20,12 @@ from click.testing import CliRunner
 
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.cli_models import models
+from leadengine.evaluation import STRICT_ANSWER_SCHEMA
 from leadengine.evaluators.anthropic import API_VERSION, JSON_ONLY
 from leadengine.evaluators.backends import BACKENDS
 from leadengine.pipeline import evaluate_url
 from leadengine.prompt import system_prompt
-from leadengine.providers import PROVIDERS, supports_strict_schema
+from leadengine.providers import PROVIDERS
 from leadengine.redact import KEY_VARIABLES, redact
 from tests.conftest import REPO, SITES
 from tests.fakes.anthropic_server import FakeAnthropic
@@ -72,7 +73,7 @@ def wire(request: pytest.FixtureRequest) -> Iterator[Wire]:
                        "finish_reason=length")
     else:
         with FakeAnthropic() as fake:
-            yield Wire("anthropic", fake, "ANTHROPIC_API_KEY", "claude-sonnet-4-5",
+            yield Wire("anthropic", fake, "ANTHROPIC_API_KEY", "claude-sonnet-5-5",
                        "max_tokens", "stop_reason=max_tokens")
 
 
@@ -86,8 +87,8 @@ def test_a_valid_answer_is_the_evaluation(wire: Wire, kb: KnowledgeBase) -> None
     assert (evaluation.tokens["prompt"], evaluation.tokens["completion"]) == (1000, 500)
     [body] = wire.bodies()
     assert body["model"] == wire.model and body[wire.room_field] == 2048
-    if wire.provider == "anthropic":  # list price when written: $3 in, $15 out
-        assert evaluation.cost_usd == pytest.approx((1000 * 3.0 + 500 * 15.0) / 1e6)
+    if wire.provider == "anthropic":  # the catalogue's price: $2 in, $10 out
+        assert evaluation.cost_usd == pytest.approx((1000 * 2.0 + 500 * 10.0) / 1e6)
 
 
 def test_invalid_json_gets_one_repair_round(wire: Wire, kb: KnowledgeBase) -> None:
@@ -138,20 +139,40 @@ def test_a_cut_answer_is_asked_again_with_twice_the_room(wire: Wire,
     wire.fake.queue(Reply.cut(), Reply.cut())
     with pytest.raises(LLMError) as raised:
         wire.run(kb)
+    # Claude Sonnet 5.5 thinks before it answers: lowering the effort is a way out too.
+    lower = " or lower LEADENGINE_REASONING_EFFORT" if wire.provider == "anthropic" else ""
     assert str(raised.value) == (
         f"{wire.provider} model {wire.model!r} ran out of room ({wire.cut_reason}, "
-        f"{wire.room_field}=4096): raise LEADENGINE_MAX_COMPLETION_TOKENS")
+        f"{wire.room_field}=4096): raise LEADENGINE_MAX_COMPLETION_TOKENS{lower}")
 
 
 def test_a_missing_model_says_choose_another(wire: Wire, kb: KnowledgeBase) -> None:
     wire.fake.queue(Reply.error(404, "model: no-such-model"))
     with pytest.raises(ConfigError) as raised:
-        wire.run(kb, model="no-such-model")
+        wire.run(kb, model="no-such-model", fallback=False)
     code = " not_found_error" if wire.provider == "anthropic" else ""
     assert str(raised.value) == (
         f"{wire.provider} has no model 'no-such-model' (HTTP 404{code}; it may have been "
-        "retired): choose another with --model or LEADENGINE_MODEL; list them with: "
-        f"leadengine models --provider {wire.provider} --base-url {wire.fake.base_url}")
+        "retired) (fallback is off): choose another with --model or LEADENGINE_MODEL; list "
+        f"them with: leadengine models --provider {wire.provider} --base-url "
+        f"{wire.fake.base_url}")
+
+
+def test_a_missing_model_gives_way_to_the_served_default(wire: Wire,
+                                                          kb: KnowledgeBase) -> None:
+    """With fallback on, a model the endpoint does not serve is replaced by the
+    provider's default when the endpoint serves it, and the evaluation says so."""
+    default = Settings(provider=wire.provider).resolve_provider().default_model
+    wire.fake.models = ["some-other-model", default]
+    wire.fake.retired["no-such-model"] = Reply.error(404, "model: no-such-model")
+    wire.fake.queue(Reply.json(GOOD))
+    evaluation = wire.run(kb, model="no-such-model")
+    assert [b["model"] for b in wire.bodies()] == ["no-such-model", default]
+    assert evaluation.model == default
+    code = " not_found_error" if wire.provider == "anthropic" else ""
+    assert evaluation.warnings[0] == (
+        f"{wire.provider} model 'no-such-model' is not served (HTTP 404{code}): switched to "
+        f"{default!r}")
 
 
 def test_an_echoed_key_is_masked(wire: Wire, kb: KnowledgeBase) -> None:
@@ -166,33 +187,73 @@ def test_an_echoed_key_is_masked(wire: Wire, kb: KnowledgeBase) -> None:
 @pytest.fixture
 def claude() -> Iterator[Wire]:
     with FakeAnthropic() as fake:
-        yield Wire("anthropic", fake, "ANTHROPIC_API_KEY", "claude-sonnet-4-5",
+        yield Wire("anthropic", fake, "ANTHROPIC_API_KEY", "claude-sonnet-5-5",
                    "max_tokens", "stop_reason=max_tokens")
 
 
 def test_the_messages_request(claude: Wire, kb: KnowledgeBase) -> None:
+    """Claude Sonnet 5.5: the answer schema in output_config.format, the effort in
+    output_config.effort, no sampling parameter, no prefill."""
     claude.fake.queue(Reply.json(GOOD))
     claude.run(kb)
     [request] = claude.fake.chat_requests
     assert (request["method"], request["path"]) == ("POST", "/v1/messages")
     headers = request["headers"]
     assert (headers["x-api-key"], headers["anthropic-version"]) == (KEY, API_VERSION)
-    assert "authorization" not in headers
+    assert "authorization" not in headers and "anthropic-beta" not in headers
     body = request["json"]
-    assert set(body) == {"model", "max_tokens", "system", "messages", "temperature"}
-    # No JSON mode in this API: the system prompt asks for the JSON object only.
-    assert body["system"] == system_prompt(kb.rubric_text()) + "\n\n" + JSON_ONLY
+    assert set(body) == {"model", "max_tokens", "system", "messages", "output_config"}
+    assert body["output_config"] == {
+        "format": {"type": "json_schema", "schema": STRICT_ANSWER_SCHEMA}, "effort": "low"}
+    assert not {"temperature", "top_p", "top_k", "output_format"} & set(body)
+    assert body["system"] == system_prompt(kb.rubric_text())  # the schema says it all
     assert [m["role"] for m in body["messages"]] == ["user"]
-    assert body["temperature"] == 0.2
 
 
-def test_a_forced_json_schema_is_still_an_instruction(claude: Wire, kb: KnowledgeBase) -> None:
-    assert not supports_strict_schema("anthropic", "claude-sonnet-4-5")
-    assert not supports_strict_schema("anthropic", "openai/gpt-oss-120b")
+def test_an_older_claude_takes_a_temperature_and_an_instruction(claude: Wire,
+                                                                 kb: KnowledgeBase) -> None:
+    """A model the catalogue gives no strict schema (or JSON mode asked for) gets the
+    JSON-only instruction; one that takes sampling parameters, the temperature."""
+    claude.fake.queue(Reply.json(GOOD), Reply.json(GOOD))
+    claude.run(kb, model="claude-3-haiku-20240307")
+    claude.run(kb, structured_output="json_object")
+    older, forced = claude.bodies()
+    assert older["system"].endswith(JSON_ONLY) and "output_config" not in older
+    assert older["temperature"] == 0.2
+    assert forced["system"].endswith(JSON_ONLY)
+    assert forced["output_config"] == {"effort": "low"} and "temperature" not in forced
+
+
+def test_a_model_that_refuses_the_temperature_is_asked_again_without_it(
+        claude: Wire, kb: KnowledgeBase) -> None:
+    """A model the catalogue does not know, whose name no family matches, that refuses
+    sampling parameters: its HTTP 400 for the temperature is answered by the same request
+    without it, and no later request sends one."""
+    claude.fake.queue(Reply.json(GOOD), Reply.json(GOOD))
+    claude.fake.strict_models.add("claude-next")
+    settings = claude.settings(model="claude-next")
+    from leadengine.evaluators import make_evaluator
+
+    evaluator = make_evaluator(settings, kb)
+    for _ in range(2):
+        asyncio.run(evaluate_url(SITE, settings, kb, evaluator))
+    bodies = claude.bodies()
+    assert [("temperature" in b) for b in bodies] == [True, False, False]
+    assert len(claude.fake.requests) == 3
+
+
+def test_anthropic_errors_as_the_api_sends_them(claude: Wire, kb: KnowledgeBase) -> None:
+    """404 not_found_error for a retired model (switched from, to the catalogue's
+    replacement), 529 overloaded_error (retried)."""
+    claude.fake.queue(Reply.error(529, "Overloaded"), Reply.json(GOOD))
+    assert claude.run(kb, llm_retries=1).fit_score == 88
+    claude.fake.retired["claude-opus-4-7"] = Reply.error(404, "model: claude-opus-4-7")
     claude.fake.queue(Reply.json(GOOD))
-    claude.run(kb, structured_output="json_schema")
-    [body] = claude.bodies()
-    assert "response_format" not in body and body["system"].endswith(JSON_ONLY)
+    evaluation = claude.run(kb, model="claude-opus-4-7")
+    assert evaluation.model == "claude-sonnet-5-5"  # the served default
+    assert evaluation.warnings[0] == ("anthropic model 'claude-opus-4-7' is not served "
+                                      "(HTTP 404 not_found_error): switched to "
+                                      "'claude-sonnet-5-5'")
 
 
 def test_overloaded_529_is_retried_and_500_reported(claude: Wire, kb: KnowledgeBase) -> None:
@@ -215,12 +276,13 @@ def test_models_lists_anthropic_models(claude: Wire, monkeypatch: pytest.MonkeyP
     assert request["path"] == "/v1/models?limit=1000"
     assert request["headers"]["x-api-key"] == KEY
     listing = json.loads(result.stdout)
-    assert listing["default"] == "claude-sonnet-4-5"
+    assert listing["default"] == "claude-sonnet-5-5"
     rows = {m["id"]: m for m in listing["models"]}
-    assert list(rows) == ["claude-haiku-4-5", "claude-sonnet-4-5"]
-    assert rows["claude-sonnet-4-5"] == {"id": "claude-sonnet-4-5", "default": True,
-                                         "strict_json_schema": False, "reasoning": False,
-                                         "price": {"input": 3.0, "output": 15.0}}
+    assert list(rows) == ["claude-haiku-5-5", "claude-sonnet-5-5"]
+    assert rows["claude-sonnet-5-5"] == {"id": "claude-sonnet-5-5", "default": True,
+                                         "status": "active", "retires": None,
+                                         "strict_json_schema": True, "reasoning": True,
+                                         "price": {"input": 2.0, "output": 10.0}}
     claude.fake.models_error = Reply.error(401, "invalid x-api-key")
     result = CliRunner(env={"ANTHROPIC_API_KEY": KEY}).invoke(
         models, ["--provider", "anthropic", "--base-url", claude.fake.base_url])
@@ -236,18 +298,16 @@ def test_a_missing_anthropic_key_is_named(kb: KnowledgeBase) -> None:
 # --- the registry ------------------------------------------------------------------------
 
 def test_every_provider_names_a_known_backend() -> None:
-    from leadengine.config import PRICES as CONFIG_PRICES
     from leadengine.config import PROVIDERS as CONFIG_PROVIDERS
-    from leadengine.providers import PRICES
 
-    assert CONFIG_PROVIDERS is PROVIDERS and CONFIG_PRICES is PRICES  # re-exported
+    assert CONFIG_PROVIDERS is PROVIDERS  # re-exported
     for provider in PROVIDERS.values():
         assert provider.backend is None or provider.backend in BACKENDS, provider.name
-    anthropic = PROVIDERS["anthropic"]
+    anthropic = Settings(provider="anthropic").resolve_provider()
     assert (anthropic.base_url, anthropic.key_env, anthropic.default_model) == (
-        "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-4-5")
-    assert (anthropic.backend, anthropic.json_schema) == ("anthropic", False)
-    assert PRICES["claude-sonnet-4-5"] == (3.0, 15.0)
+        "https://api.anthropic.com", "ANTHROPIC_API_KEY", "claude-sonnet-5-5")
+    assert anthropic.backend == "anthropic"
+    assert Settings().price_of("anthropic", "claude-sonnet-5-5") == (2.0, 10.0)
 
 
 def test_anthropic_keys_are_redacted() -> None:

@@ -194,14 +194,20 @@ def _imports(path: Path) -> set[str]:
 
 def test_the_llm_evaluator_does_not_import_the_heuristic() -> None:
     imports = _imports(SRC / "evaluators" / "llm.py")
-    assert "leadengine.facts" in imports and "leadengine.scoring" in imports
-    assert not [n for n in imports if n.startswith("leadengine.evaluators.heuristic")]
+    # It holds the answer to the facts (evaluators/answers.py), by the same rules.
+    assert "leadengine.facts" in imports and "leadengine.evaluators.answers" in imports
+    answers = _imports(SRC / "evaluators" / "answers.py")
+    assert "leadengine.facts" in answers and "leadengine.scoring" in answers
+    assert not [n for n in imports | answers
+                if n.startswith("leadengine.evaluators.heuristic")]
 
 
 @pytest.mark.parametrize(("module", "forbidden"), [
     # Evaluators judge facts: they never read the site, nor compute facts again.
     ("evaluators/llm.py", ("leadengine.web.site", "leadengine.facts.site_facts",
                            "leadengine.evaluators.heuristic")),
+    ("evaluators/answers.py", ("leadengine.web.site", "leadengine.facts.site_facts",
+                               "leadengine.evaluators.heuristic")),
     ("evaluators/heuristic.py", ("leadengine.web", "leadengine.facts.site_facts",
                                  "leadengine.evaluators.llm")),
     # Facts and scoring come before judgement: they import no evaluator, prompt or pipeline.

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leadengine import Evaluation, KnowledgeBase, Settings
-from leadengine.evaluators.llm import FACT_MARGIN
+from leadengine.evaluators.answers import FACT_MARGIN
 from leadengine.facts import identify as judge
 from leadengine.facts import page_warnings, pick_business_name
 from leadengine.pipeline import evaluate_url

@@ -13,9 +13,16 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
+from leadengine import (
+    ConfigError,
+    Evaluation,
+    KnowledgeBase,
+    LLMError,
+    ModelUnavailable,
+    Settings,
+)
 from leadengine.cli_models import models
-from leadengine.config import PRICES, PROVIDERS
+from leadengine.config import PROVIDERS
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA
 from leadengine.evaluators import make_evaluator
 from leadengine.evaluators.llm import LLMEvaluator
@@ -53,12 +60,14 @@ def run(fake: FakeOpenAI, kb: KnowledgeBase, model: str | None = "openai/gpt-oss
 # --- defaults -----------------------------------------------------------------------------
 
 def test_groq_defaults_are_gpt_oss_with_its_free_tier_limits() -> None:
-    groq = PROVIDERS["groq"]
+    settings = Settings(provider="groq", env={"GROQ_API_KEY": "k"})
+    groq = settings.resolve_provider()
     assert groq.default_model == "openai/gpt-oss-120b"
-    assert (groq.rpm, groq.tpm, groq.rpd) == (30, 8_000, 1_000)
-    assert PRICES["openai/gpt-oss-120b"] == (0.15, 0.60)
-    assert PRICES["openai/gpt-oss-20b"] == (0.075, 0.30)
-    assert not any(name.startswith("llama-3.") for name in PRICES)  # retired on Groq
+    assert settings.rate_limits(groq, groq.default_model) == {
+        "rpm": 30, "tpm": 8_000, "rpd": 1_000, "tpd": 200_000}
+    assert settings.price_of("groq", "openai/gpt-oss-120b") == (0.15, 0.60)
+    assert settings.price_of("groq", "openai/gpt-oss-20b") == (0.075, 0.30)
+    assert settings.price_of("groq", "llama-3.3-70b-versatile") is None  # retired on Groq
     settings = Settings.from_env({"LEADENGINE_LLM_RPD": "5", "LEADENGINE_REASONING_EFFORT":
                                   "medium", "LEADENGINE_MAX_COMPLETION_TOKENS": "999"})
     assert (settings.llm_rpd, settings.reasoning_effort, settings.max_completion_tokens) == (
@@ -78,13 +87,15 @@ def test_the_default_model_is_sent_when_none_is_chosen(fake_llm: FakeOpenAI,
 @pytest.mark.parametrize(("provider", "model", "strict", "effort", "temperature"), [
     ("groq", "openai/gpt-oss-120b", True, "low", True),
     ("groq", "openai/gpt-oss-20b", True, "low", True),
-    ("groq", "qwen/qwen3.8-27b", True, "default", True),  # Groq's qwen: none/default only
+    ("groq", "qwen/qwen3.8-27b", True, "low", True),  # none/default/low/medium/high
     # A reasoning model, but Groq lists it as best-effort JSON only: no strict schema.
     ("groq", "openai/gpt-oss-safeguard-20b", False, "low", True),
     ("groq", "llama-3.3-70b-versatile", False, None, True),
     ("groq", "meta-llama/llama-4-scout-17b-16e-instruct", False, None, True),
     ("groq", "gpt-4o-mini", False, None, True),  # OpenAI's names count only at OpenAI
     ("openai", "gpt-4o-mini", True, None, True),
+    ("openai", "gpt-6-luna", True, "low", False),  # GPT-5 and later refuse temperature
+    ("openai", "gpt-6.3-nova", True, "low", False),  # a newer one, by its family
     ("openai", "o3-mini", True, "low", False),  # OpenAI's reasoning models refuse it
     ("ollama", "gpt-oss:20b", False, "low", True),
 ])
@@ -92,7 +103,9 @@ def test_request_body_per_model_family(fake_llm: FakeOpenAI, kb: KnowledgeBase,
                                        provider: str, model: str, strict: bool,
                                        effort: str | None, temperature: bool) -> None:
     fake_llm.queue(Reply.json(GOOD))
-    run(fake_llm, kb, model=model, provider=provider)
+    # Fallback off: the retired ones are sent as asked (the shape of the request is all
+    # this test is about).
+    run(fake_llm, kb, model=model, provider=provider, fallback=False)
     body = fake_llm.chat_requests[0]["json"]
     assert body["model"] == model
     assert body["response_format"] == (STRICT if strict else {"type": "json_object"})
@@ -229,23 +242,23 @@ def test_404_model_not_found_names_the_model_and_the_way_out(fake_llm: FakeOpenA
                                                              kb: KnowledgeBase) -> None:
     fake_llm.queue(Reply.error(404, "The model `llama-3.3-70b-versatile` does not exist or "
                                "you do not have access to it.", code="model_not_found"))
-    with pytest.raises(ConfigError) as raised:
-        run(fake_llm, kb, model="llama-3.3-70b-versatile")
+    with pytest.raises(ModelUnavailable) as raised:
+        run(fake_llm, kb, model="llama-3.3-70b-versatile", fallback=False)
     assert str(raised.value) == (
         "groq has no model 'llama-3.3-70b-versatile' (HTTP 404 model_not_found; it may have "
-        "been retired): choose another with --model or LEADENGINE_MODEL; list them with: "
-        f"leadengine models --provider groq --base-url {fake_llm.base_url}")
+        "been retired) (fallback is off): choose another with --model or LEADENGINE_MODEL; "
+        f"list them with: leadengine models --provider groq --base-url {fake_llm.base_url}")
 
 
 def test_400_model_decommissioned(fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:
     fake_llm.queue(Reply.error(400, "The model `llama-3.1-8b-instant` has been decommissioned "
                                "and is no longer supported.", code="model_decommissioned"))
     with pytest.raises(ConfigError) as raised:
-        run(fake_llm, kb, model="llama-3.1-8b-instant")
+        run(fake_llm, kb, model="llama-3.1-8b-instant", fallback=False)
     assert str(raised.value) == (
-        "groq has retired model 'llama-3.1-8b-instant' (HTTP 400 model_decommissioned): "
-        "choose another with --model or LEADENGINE_MODEL; list them with: leadengine models "
-        f"--provider groq --base-url {fake_llm.base_url}")
+        "groq has retired model 'llama-3.1-8b-instant' (HTTP 400 model_decommissioned) "
+        "(fallback is off): choose another with --model or LEADENGINE_MODEL; list them "
+        f"with: leadengine models --provider groq --base-url {fake_llm.base_url}")
 
 
 def test_other_404_and_400_are_not_blamed_on_the_model(fake_llm: FakeOpenAI,
@@ -269,11 +282,15 @@ def test_retired_model_on_the_command_line_is_one_line(fake_llm: FakeOpenAI,
                                code="model_not_found"))
     result = CliRunner(env={"GROQ_API_KEY": "k"}).invoke(
         cli, ["evaluate", SITE, "--base-url", fake_llm.base_url, "--provider", "groq",
-              "--model", "llama-3.3-70b-versatile", "--no-cache", "--method", "keyword"])
+              "--model", "llama-3.3-70b-versatile", "--no-cache", "--method", "keyword",
+              "--no-fallback"])
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
+        "warning: groq model 'llama-3.3-70b-versatile' retired on 2026-08-16; replacement: "
+        "openai/gpt-oss-120b (--model openai/gpt-oss-120b or LEADENGINE_MODEL)",
         "error: groq has no model 'llama-3.3-70b-versatile' (HTTP 404 model_not_found; it may "
-        "have been retired): choose another with --model or LEADENGINE_MODEL; list them with: "
+        "have been retired) (fallback is off): choose another with --model or "
+        "LEADENGINE_MODEL; list them with: "
         f"leadengine models --provider groq --base-url {fake_llm.base_url}"]
 
 
@@ -296,8 +313,9 @@ def test_the_day_limit_stops_requests_with_a_clear_error(fake_llm: FakeOpenAI,
 
     first, second, third = asyncio.run(three())
     assert isinstance(first, Evaluation) and isinstance(second, Evaluation)
-    assert str(third) == ("daily request limit of 2 reached for groq; try again tomorrow, or "
-                          "if your plan allows more set LEADENGINE_LLM_RPD (0 = no limit)")
+    assert str(third) == ("daily request limit of 2 reached for groq model "
+                          "'openai/gpt-oss-120b'; try again tomorrow, or if your plan allows "
+                          "more set LEADENGINE_LLM_RPD (0 = no limit)")
     assert len(fake_llm.chat_requests) == 2  # the third was never sent
 
 
@@ -343,8 +361,9 @@ def test_models_lists_what_the_endpoint_serves(fake_llm: FakeOpenAI,
     rows = {m["id"]: m for m in listing["models"]}
     assert [m["id"] for m in listing["models"]] == sorted(SERVED)
     assert rows["openai/gpt-oss-120b"] == {
-        "id": "openai/gpt-oss-120b", "default": True, "strict_json_schema": True,
-        "reasoning": True, "price": {"input": 0.15, "output": 0.6}}
+        "id": "openai/gpt-oss-120b", "default": True, "status": "active", "retires": None,
+        "strict_json_schema": True, "reasoning": True,
+        "price": {"input": 0.15, "output": 0.6}}
     assert rows["openai/gpt-oss-20b"]["price"] == {"input": 0.075, "output": 0.3}
     assert rows["openai/gpt-oss-20b"]["default"] is False
     safeguard = rows["openai/gpt-oss-safeguard-20b"]
@@ -352,6 +371,8 @@ def test_models_lists_what_the_endpoint_serves(fake_llm: FakeOpenAI,
     scout = rows["meta-llama/llama-4-scout-17b-16e-instruct"]
     assert (scout["strict_json_schema"], scout["reasoning"], scout["price"]) == (
         False, False, None)
+    assert (scout["status"], scout["retires"]) == ("retired", "2026-07-17")
+    assert rows["whisper-large-v3"]["status"] is None  # the catalogue does not know it
     assert result.stderr == ""
 
 
@@ -364,12 +385,13 @@ def test_models_table_marks_the_default(fake_llm: FakeOpenAI,
     lines = result.stdout.splitlines()
     assert lines[0] == (f"groq at {fake_llm.base_url}: 5 models "
                         "(* = default, openai/gpt-oss-120b)")
-    assert lines[1].split() == ["MODEL", "STRICT", "JSON", "REASONING", "USD/M", "IN",
-                                "USD/M", "OUT"]
+    assert lines[1].split() == ["MODEL", "STATUS", "STRICT", "JSON", "REASONING", "USD/M",
+                                "IN", "USD/M", "OUT"]
     [default] = [line for line in lines if line.startswith("*")]
-    assert default.split() == ["*", "openai/gpt-oss-120b", "yes", "yes", "0.15", "0.60"]
+    assert default.split() == ["*", "openai/gpt-oss-120b", "active", "yes", "yes", "0.15",
+                               "0.60"]
     [small] = [line for line in lines if "openai/gpt-oss-20b" in line]
-    assert small.split() == ["openai/gpt-oss-20b", "yes", "yes", "0.075", "0.30"]
+    assert small.split() == ["openai/gpt-oss-20b", "active", "yes", "yes", "0.075", "0.30"]
 
 
 def test_models_notices_a_default_that_is_not_served(fake_llm: FakeOpenAI,
@@ -417,9 +439,11 @@ def test_toml_overrides_a_providers_defaults_and_prices(fake_llm: FakeOpenAI,
     settings = Settings.load(env=env, directory=tmp_path).with_options(provider="groq")
     provider = settings.resolve_provider()
     assert (provider.default_model, provider.rpm, provider.tpm, provider.rpd) == (
-        "openai/gpt-oss-20b", 30, 6000, 300)
-    assert settings.prices["my-model"] == (1.0, 2.0)
-    assert settings.prices["openai/gpt-oss-120b"] == (0.15, 0.60)  # defaults kept
+        "openai/gpt-oss-20b", None, 6000, 300)
+    assert settings.rate_limits(provider, "openai/gpt-oss-20b") == {
+        "rpm": 30, "tpm": 6000, "rpd": 300, "tpd": 200_000}  # the rest the catalogue's
+    assert settings.price_of("groq", "my-model") == (1.0, 2.0)
+    assert settings.price_of("groq", "openai/gpt-oss-120b") == (0.15, 0.60)  # catalogue's
     evaluator = make_evaluator(settings, kb)
     assert isinstance(evaluator, LLMEvaluator)
     assert evaluator.limiter.tokens is not None and evaluator.limiter.tokens.capacity == 6000
@@ -450,7 +474,7 @@ def test_toml_without_a_leadengine_table(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ('[providers.groq]\nmodle = "x"\n',
      r"leadengine.toml: providers.groq: unknown key 'modle' \(choose from: model, rpm, tpm, "
-     r"rpd\)$"),
+     r"rpd, tpd\)$"),
     ("[providers.gemini]\nrpm = 1\n",
      r"leadengine.toml: unknown provider \[providers.gemini\] \(choose one of: groq, openai, "
      r"ollama, custom, anthropic\)$"),

@@ -22,7 +22,6 @@ from leadengine.batch_shards import (
     KILLED_TWICE,
     default_workers,
     shard_count,
-    share_limits,
 )
 from leadengine.batch_summary import Summary
 from leadengine.cli import cli
@@ -187,15 +186,17 @@ def test_each_shard_gets_its_share_of_the_rate_limits(kb: KnowledgeBase,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LEADENGINE_API_KEY", "k")
     settings = Settings(provider="custom", base_url="http://127.0.0.1:9/v1", llm_rpm=30,
-                        llm_tpm=6000, llm_rpd=1000)
+                        llm_tpm=6000, llm_rpd=1000, llm_tpd=90_000)
     evaluator = make_evaluator(settings, kb)
     assert isinstance(evaluator, LLMEvaluator)
-    share_limits(evaluator, 2)
+    evaluator.share_limits(2)
     limiter = evaluator.limiter
     assert limiter.requests is not None and limiter.tokens is not None
-    assert limiter.day is not None
-    assert (limiter.requests.capacity, limiter.tokens.capacity, limiter.day.limit) == (
-        15, 3000, 500)
+    assert limiter.day is not None and limiter.day_tokens is not None
+    assert (limiter.requests.capacity, limiter.tokens.capacity, limiter.day.limit,
+            limiter.day_tokens.limit) == (15, 3000, 500, 45_000)
+    # A request is still fitted to the provider's whole limit, not the shard's share.
+    assert evaluator.request_cap() == 6000
     assert Summary().line().startswith("run 0: 0 evaluated")
 
 

@@ -21,7 +21,8 @@ module and may change)::
 * Errors, one tree (``leadengine.errors``)::
 
     LeadEngineError
-    ├── ConfigError  KnowledgeError  StoreError
+    ├── ConfigError ── ModelUnavailable
+    ├── KnowledgeError  StoreError
     ├── FetchError ── ContentError
     └── LLMError ── QuotaExhausted
 
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "KnowledgeError": "leadengine.errors",
     "LLMError": "leadengine.errors",
     "LeadEngineError": "leadengine.errors",
+    "ModelUnavailable": "leadengine.errors",
     "QuotaExhausted": "leadengine.errors",
     "StoreError": "leadengine.errors",
     "Evaluation": "leadengine.evaluation",
@@ -85,6 +87,7 @@ __all__ = [
     "KnowledgeError",
     "LLMError",
     "LeadEngineError",
+    "ModelUnavailable",
     "QuotaExhausted",
     "RAGSystem",
     "Section",
@@ -107,6 +110,7 @@ if TYPE_CHECKING:
         KnowledgeError,
         LeadEngineError,
         LLMError,
+        ModelUnavailable,
         QuotaExhausted,
         StoreError,
     )

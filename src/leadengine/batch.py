@@ -48,9 +48,9 @@ from leadengine.batch_summary import Summary as Summary  # re-exported: run_batc
 from leadengine.batch_summary import failure_reason as failure_reason
 from leadengine.config import Settings
 from leadengine.errors import (
+    BATCH_STOPS,
     FetchError,
     LeadEngineError,
-    QuotaExhausted,
     StoreError,
 )
 from leadengine.evaluation import Evaluation
@@ -170,8 +170,12 @@ class BatchRun:
         self.host_locks: dict[str, asyncio.Lock] = {}
         self.seen: set[str] = set()
         self.last_log = self.last_skips = time.monotonic()
-        # Set by start():
-        self.key = RunKey(0, kb.version, self.evaluator.name, self.evaluator.model)
+        # Set by start(). Results are keyed by the configured model: a model switched to
+        # mid-batch (the configured one retired) answers under the same key, so a rerun
+        # of the same command resumes where this one stopped.
+        self.key = RunKey(0, kb.version, self.evaluator.name, self.evaluator.configured_model)
+        #: The evaluator's switches of model written to the run's record so far.
+        self.noted = 0
         self.known: dict[str, str] = {}
         #: URLs this very run stored before (see :meth:`adopt`): their error, or None.
         self.ours: dict[str, str | None] = {}
@@ -181,10 +185,12 @@ class BatchRun:
         #: Told ("start" | "end", url) around each URL this process evaluates (a shard
         #: tells its parent which URL it was on if it dies).
         self.on_url: Callable[[str, str], None] | None = None
-        #: The provider's daily requests are used up: no row is started from now on, the
-        #: rows being evaluated finish (their requests are paid for), and :meth:`process`
-        #: raises this once they have been stored. The rows not reached stay to do.
-        self.quota: QuotaExhausted | None = None
+        #: The provider's daily quota is used up, or the model is gone with none to take
+        #: over (:data:`~leadengine.errors.BATCH_STOPS`): no row is started from now on,
+        #: the rows being evaluated finish (their requests are paid for), and
+        #: :meth:`process` raises this once they have been stored. The rows not reached
+        #: stay to do.
+        self.quota: LeadEngineError | None = None
 
     def start(self) -> None:
         """Record the run and read which URLs are stored already."""
@@ -196,6 +202,7 @@ class BatchRun:
                                        self.key.model)
         self.summary.run_id = self.key.run_id
         self.known = self.store.states(self.key)
+        self.note_switches()  # made before any request (a model the catalogue retired)
 
     def adopt(self, key: RunKey, retry_since: float | None) -> None:
         """Work under a run another process started (a shard of its batch). Rows this run
@@ -403,9 +410,10 @@ class BatchRun:
                                            robots, reader=self.reader)
             await self.turns.take(JUDGE)  # the facts, retrieval and prompt: CPU work
             evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
-        except QuotaExhausted as exc:
+        except BATCH_STOPS as exc:
             # Every later row would fail alike: stop starting rows; this one stays to do.
             self.quota = self.quota or exc
+            self.note_switches()
             return
         except LeadEngineError as exc:
             self.record_failure(row, url, str(exc),
@@ -414,6 +422,8 @@ class BatchRun:
             self.record_failure(row, url, f"unexpected {type(exc).__name__}: {exc}", url)
         else:
             self.record_result(row, url, evaluation)
+        if len(self.evaluator.switches) > self.noted:
+            self.note_switches()
         self.log_progress()
 
     async def polite(self, url: str) -> None:
@@ -426,6 +436,17 @@ class BatchRun:
             self.host_next[host] = time.monotonic() + self.settings.host_delay
 
     # -- recording ---------------------------------------------------------------------
+
+    def note_switches(self) -> None:
+        """Each new switch of the evaluator's model goes into the summary and, at once,
+        the run's record."""
+        switches = self.evaluator.switches
+        for note in switches[self.noted:]:
+            if note not in self.summary.switches:
+                self.summary.switches.append(note)
+            with contextlib.suppress(StoreError):
+                self.store.note_run(self.key.run_id, note)
+        self.noted = len(switches)
 
     def record_result(self, row: Row, url: str, evaluation: Evaluation) -> None:
         self.keep(Outcome(row.index, url, row.passthrough, evaluation.model_dump(mode="json")))

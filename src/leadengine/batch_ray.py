@@ -39,7 +39,7 @@ from leadengine.batch_input import input_name
 from leadengine.batch_shards import merge, share_host_limits
 from leadengine.batch_summary import Summary
 from leadengine.config import Settings
-from leadengine.errors import ConfigError, LeadEngineError, QuotaExhausted
+from leadengine.errors import BATCH_STOPS, ConfigError, LeadEngineError
 from leadengine.knowledge import KnowledgeBase
 from leadengine.store import Store
 
@@ -145,10 +145,11 @@ class ClusterLimiter:
 class LimitsHolder:
     """The body of the rate-limit actor: one RateLimiter that every shard waits on."""
 
-    def __init__(self, rpm: int | None, tpm: int | None, rpd: int | None, name: str) -> None:
+    def __init__(self, rpm: int | None, tpm: int | None, rpd: int | None, name: str,
+                 tpd: int | None = None) -> None:
         from leadengine.ratelimit import RateLimiter
 
-        self.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=name)
+        self.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=name, tpd=tpd)
 
     async def acquire(self, tokens: int) -> float:
         """Wait until a request may go; the seconds waited."""
@@ -160,7 +161,8 @@ class LimitsHolder:
         self.limiter.settle(budgeted, used)
 
 
-def limits_of(evaluator: Evaluator) -> tuple[int | None, int | None, int | None, str] | None:
+def limits_of(evaluator: Evaluator
+              ) -> tuple[int | None, int | None, int | None, str, int | None] | None:
     """The rate limits of ``evaluator``'s provider, or None if it has none to share."""
     limiter = getattr(evaluator, "limiter", None)
     if limiter is None:
@@ -168,9 +170,10 @@ def limits_of(evaluator: Evaluator) -> tuple[int | None, int | None, int | None,
     rpm = int(limiter.requests.capacity) if limiter.requests else None
     tpm = int(limiter.tokens.capacity) if limiter.tokens else None
     rpd = limiter.day.limit if limiter.day else None
-    if rpm is None and tpm is None and rpd is None:
+    tpd = limiter.day_tokens.limit if limiter.day_tokens else None
+    if rpm is None and tpm is None and rpd is None and tpd is None:
         return None
-    return rpm, tpm, rpd, str(limiter.name)
+    return rpm, tpm, rpd, str(limiter.name), tpd
 
 
 def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: list[Row],
@@ -182,8 +185,9 @@ def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: l
 
     settings = dataclasses.replace(settings, workers=0)
     evaluator = make_evaluator(settings, kb)
-    if limits is not None and hasattr(evaluator, "limiter"):
-        evaluator.limiter = ClusterLimiter(limits)
+    use_limiter = getattr(evaluator, "use_limiter", None)
+    if limits is not None and use_limiter is not None:
+        use_limiter(ClusterLimiter(limits))
     store = Store(db)
     try:
         return asyncio.run(run_batch(name, settings, kb, store, retry_failed=retry_failed,
@@ -246,7 +250,7 @@ def gather(ray: Any, refs: list[Any]) -> list[Summary]:
         try:
             summaries += ray.get(done)
         except ray.exceptions.RayTaskError as exc:
-            if not isinstance(exc.cause, QuotaExhausted):
+            if not isinstance(exc.cause, BATCH_STOPS):
                 raise
             quota = exc
     if quota is not None:

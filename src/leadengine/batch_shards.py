@@ -41,12 +41,11 @@ from typing import TYPE_CHECKING, Any
 from leadengine.batch_handout import Handout, shard_key, shard_rows
 from leadengine.batch_input import Row
 from leadengine.batch_summary import Summary
-from leadengine.errors import LeadEngineError, QuotaExhausted
+from leadengine.errors import BATCH_STOPS, LeadEngineError
 
 if TYPE_CHECKING:
     from leadengine.batch import BatchRun
     from leadengine.config import Settings
-    from leadengine.evaluators import Evaluator
     from leadengine.knowledge import KnowledgeBase
 
 #: Rows per shard at least: a smaller batch uses fewer processes (each costs about a
@@ -80,24 +79,12 @@ def merge(summaries: Sequence[Summary], into: Summary) -> Summary:
                  "duplicates", "elsewhere", "tokens", "cost_usd", "reused_pages"):
         setattr(into, name, sum(getattr(part, name) for part in summaries))
     into.elsewhere_runs = set().union(*(part.elsewhere_runs for part in summaries))
+    # Each shard's evaluator switched on its own: one line for each switch, once.
+    into.switches = list(dict.fromkeys(note for part in summaries for note in part.switches))
     into.reasons = Counter()
     for part in summaries:
         into.reasons.update(part.reasons)
     return into
-
-
-def share_limits(evaluator: Evaluator, shards: int) -> None:
-    """Give ``evaluator`` 1/``shards`` of its provider's rate limits (at least one
-    request a minute, a day)."""
-    limiter = getattr(evaluator, "limiter", None)
-    if limiter is None or shards <= 1:
-        return
-    from leadengine.ratelimit import RateLimiter
-
-    rpm = max(1, int(limiter.requests.capacity) // shards) if limiter.requests else None
-    tpm = max(1, int(limiter.tokens.capacity) // shards) if limiter.tokens else None
-    rpd = max(1, limiter.day.limit // shards) if limiter.day else None
-    evaluator.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=limiter.name)  # type: ignore[attr-defined]
 
 
 def share_host_limits(per_host: int, settings: Settings, shards: int
@@ -147,7 +134,7 @@ def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
     settings = dataclasses.replace(job.settings, workers=0)
     kb = job.kb  # forked: the batch's own, its retrieval index built
     evaluator = make_evaluator(settings, kb)
-    share_limits(evaluator, job.shards)
+    evaluator.share_limits(job.shards)
     sent = [0.0]
 
     def progress(summary: Summary) -> None:
@@ -164,8 +151,9 @@ def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
     batch.on_url = lambda what, url: events.send((what, url))
     try:
         asyncio.run(batch.process(rows))
-    except QuotaExhausted as exc:
-        # Its share of the day's requests is used up; what it started is stored.
+    except BATCH_STOPS as exc:
+        # Its share of the day's requests is used up (or the model is gone with none to
+        # take over); what it started is stored.
         batch.summary.reused_pages = batch.snapshots.reused
         events.send(("quota", (exc, batch.summary)))
         return
@@ -222,8 +210,9 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
               for index in range(shards)]
     by_url = {shard_key(row): row for row in rows}
     suspects: Counter[str] = Counter()
-    #: A shard's share of the day's LLM requests ran out (raised once all have ended).
-    quota: list[QuotaExhausted | None] = [None]
+    #: A shard's share of the day's LLM requests ran out, or its model is gone (raised
+    #: once all have ended).
+    quota: list[LeadEngineError | None] = [None]
     ended: asyncio.Future[None] = loop.create_future()
 
     def start(shard: Shard) -> None:

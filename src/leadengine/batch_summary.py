@@ -37,6 +37,9 @@ class Summary:
     reused_pages: int = 0
     #: Failures of this run by reason (the message without its URL).
     reasons: Counter[str] = field(default_factory=Counter)
+    #: One line for each switch of model the evaluator made (a model retired, or out of
+    #: its day's quota): "groq model 'x' is not served (HTTP 404 ...): switched to 'y'".
+    switches: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -70,10 +73,11 @@ class Summary:
             others = f"{self.elsewhere} being evaluated by {named}, "
         runs = (f"runs {', '.join(str(i) for i in self.run_ids)}"
                 if len(self.run_ids) > 1 else f"run {self.run_id}")
+        switched = "".join(f"; {note}" for note in self.switches)
         return (f"{runs}: {self.done} evaluated, {self.failed} failed, "
                 f"{self.skipped_done} already done, {retry}{self.duplicates} duplicates, "
                 f"{others}{self.reused_pages} pages from snapshots; "
-                f"{elapsed:.1f}s, {self.tokens} tokens, ${self.cost_usd:.4f}")
+                f"{elapsed:.1f}s, {self.tokens} tokens, ${self.cost_usd:.4f}{switched}")
 
     def failure_lines(self, top: int = 5) -> list[str]:
         """The most common failure reasons with their counts, most common first."""

@@ -79,7 +79,7 @@ format_option = click.option(
 @guarded
 def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
              model: str | None, temperature: float | None, base_url: str | None,
-             no_cache: bool, knowledge_dir: Path | None, method: str | None,
+             no_cache: bool, no_fallback: bool, knowledge_dir: Path | None, method: str | None,
              no_rag: bool, rag_limit: int | None, outreach_language: str | None,
              outreach_writer: str | None, allow_private: bool | None, ignore_robots: bool | None,
              max_pages: int | None) -> None:
@@ -88,7 +88,9 @@ def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          outreach_language=outreach_language, outreach_writer=outreach_writer,
                          retrieval_method=method, rag_limit=rag_limit, use_rag=not no_rag,
-                         use_cache=False if no_cache else None, allow_private=allow_private,
+                         use_cache=False if no_cache else None,
+                         fallback=False if no_fallback else None,
+                         allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,
                          max_pages=max_pages)
     fmt = output_format(fmt)
@@ -154,7 +156,7 @@ def schema() -> None:
 @fetch_options
 @guarded
 def compare(target: str, provider: str | None, model: str | None,
-            temperature: float | None, base_url: str | None, no_cache: bool,
+            temperature: float | None, base_url: str | None, no_cache: bool, no_fallback: bool,
             knowledge_dir: Path | None, method: str | None, as_json: bool,
             allow_private: bool | None, ignore_robots: bool | None,
             max_pages: int | None) -> None:
@@ -162,6 +164,7 @@ def compare(target: str, provider: str | None, model: str | None,
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          retrieval_method=method, use_cache=False if no_cache else None,
+                         fallback=False if no_fallback else None,
                          allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages)
     from leadengine.pipeline import evaluate_site
@@ -371,7 +374,7 @@ def kb_list(knowledge_dir: Path | None) -> None:
 @fetch_options
 @guarded
 def eval_judge(labels: Path, provider: str | None, model: str | None,
-               temperature: float | None, base_url: str | None, no_cache: bool,
+               temperature: float | None, base_url: str | None, no_cache: bool, no_fallback: bool,
                knowledge_dir: Path | None, method: str | None, as_json: bool,
                allow_private: bool | None, ignore_robots: bool | None,
                max_pages: int | None) -> None:
@@ -385,6 +388,7 @@ def eval_judge(labels: Path, provider: str | None, model: str | None,
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          retrieval_method=method, use_cache=False if no_cache else None,
+                         fallback=False if no_fallback else None,
                          allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,
                          max_pages=max_pages)

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 import click
 
 from leadengine.cli_common import (
-    OFFLINE_NOTICE,
+    _evaluator,
     _knowledge,
     _run,
     _settings,
@@ -94,7 +94,7 @@ def _store(db: str | None, create: bool = True) -> Store:
 @fetch_options
 @guarded
 def batch(input_path: Path, db: str | None, provider: str | None, model: str | None,
-          temperature: float | None, base_url: str | None, no_cache: bool,
+          temperature: float | None, base_url: str | None, no_cache: bool, no_fallback: bool,
           knowledge_dir: Path | None, method: str | None,
           concurrency: int, per_host: int, host_delay: float | None, workers: int | None,
           engine: str, address: str | None, retry_failed: bool, max_age: float | None,
@@ -111,14 +111,17 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          retrieval_method=method, outreach_language=outreach_language,
                          outreach_writer=outreach_writer,
-                         use_cache=False if no_cache else None, allow_private=allow_private,
+                         use_cache=False if no_cache else None,
+                         fallback=False if no_fallback else None,
+                         allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay, workers=workers)
 
     store = _store(db or settings.db)
     kb = _knowledge(settings)
-    if settings.provider is None and settings.resolve_provider().name == "heuristic":
-        click.echo(OFFLINE_NOTICE, err=True)
+    # What to hear before the work starts (the offline evaluator, a model that retires
+    # soon or was replaced at once); a missing key fails here. The batch makes its own.
+    _evaluator(settings, kb)
     if address is not None and engine != "ray":
         raise ConfigError("--address names a Ray cluster: use it with --engine ray")
     if engine == "ray":
@@ -426,6 +429,9 @@ def runs_command(db: str | None) -> None:
         click.echo(f"{run['id']:>4}  {started:<16}  {run['status']:<11} "
                    f"{run['evaluated']:>9} {run['failed']:>6} {skipped:>7}  "
                    f"{run['provider']}/{run['model']}  {safe_message(str(run['input']))}")
+        for note in (run.get("notes") or "").splitlines():
+            # What the run changed on its way: a retired model it switched from.
+            click.echo(f"{'':>6}note: {safe_message(note)}")
 
 
 @click.command()

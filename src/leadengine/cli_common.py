@@ -136,6 +136,11 @@ def _evaluator(settings: Settings, kb: KnowledgeBase) -> Evaluator:
     evaluator = make_evaluator(settings, kb)
     if settings.provider is None and evaluator.name == "heuristic":
         click.echo(OFFLINE_NOTICE, err=True)
+    for note in evaluator.notices:
+        # A configured model that retires soon, is unknown, or was replaced at once.
+        if note not in _announced:
+            _announced.add(note)
+            click.echo(note, err=True)
     return evaluator
 
 
@@ -170,6 +175,10 @@ def llm_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Any OpenAI-compatible endpoint, e.g. http://localhost:8000/v1."),
         click.option("--no-cache", is_flag=True,
                      help="Do not answer from the response cache."),
+        click.option("--no-fallback", is_flag=True,
+                     help="Never switch to another model when the one in use is retired "
+                          "or out of its daily quota: its requests fail (a batch stops, "
+                          "its rows left to do)."),
     ]):
         func = option(func)
     return func

@@ -17,13 +17,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from leadengine.errors import ConfigError
 
 # Providers live in their own module; re-exported because callers and docs have always
 # found them here.
-from leadengine.providers import PRICES as PRICES
 from leadengine.providers import PROVIDERS as PROVIDERS
 from leadengine.providers import Provider as Provider
 from leadengine.settings_groups import GROUPS as GROUPS
@@ -32,6 +31,9 @@ from leadengine.settings_groups import FetchSettings as FetchSettings
 from leadengine.settings_groups import G
 from leadengine.settings_groups import LLMSettings as LLMSettings
 from leadengine.settings_groups import RetrievalSettings as RetrievalSettings
+
+if TYPE_CHECKING:
+    from leadengine.catalogue import Catalogue
 
 #: Environment variable -> Settings field.
 ENV_VARS: dict[str, str] = {
@@ -65,6 +67,10 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_LLM_RPM": "llm_rpm",
     "LEADENGINE_LLM_TPM": "llm_tpm",
     "LEADENGINE_LLM_RPD": "llm_rpd",
+    "LEADENGINE_LLM_TPD": "llm_tpd",
+    "LEADENGINE_CATALOGUE": "catalogue",
+    "LEADENGINE_FALLBACK_MODELS": "fallback_models",
+    "LEADENGINE_FALLBACK": "fallback",
     "LEADENGINE_REASONING_EFFORT": "reasoning_effort",
     "LEADENGINE_MAX_COMPLETION_TOKENS": "max_completion_tokens",
     "LEADENGINE_HOST_DELAY": "host_delay",
@@ -82,7 +88,7 @@ class Settings:
     #: ``groq``, ``openai``, ``ollama``, ``custom``, ``anthropic`` or ``heuristic``; None = auto
     #: (``groq`` when GROQ_API_KEY is set, else the offline ``heuristic``).
     provider: str | None = None
-    #: Model name; None = the provider's default.
+    #: Model name; None = the provider's default (the model catalogue's).
     model: str | None = None
     #: The provider's base URL (OpenAI-compatible unless the provider says otherwise);
     #: given alone it selects the ``custom`` provider.
@@ -132,27 +138,44 @@ class Settings:
     page_deadline: float = 30.0
     #: Seconds allowed for one LLM request.
     llm_timeout: float = 60.0
-    #: LLM output format: ``auto`` (strict json_schema for the models Groq lists as strict,
-    #: openai/gpt-oss-20b, openai/gpt-oss-120b and qwen/qwen3.8-27b, and OpenAI's own
-    #: gpt-4o/gpt-4.1/gpt-5/o-series; json_object otherwise), ``json_schema`` or
-    #: ``json_object``.
+    #: LLM output format: ``auto`` (a strict JSON schema for the models the model catalogue
+    #: says take one, through the field it names: ``response_format`` or Anthropic's
+    #: ``output_config.format``; JSON mode or a JSON-only instruction otherwise),
+    #: ``json_schema`` or ``json_object``.
     structured_output: str = "auto"
-    #: How hard reasoning models (gpt-oss, qwen3, o-series, gpt-5, deepseek-r1) think:
-    #: ``low``, ``medium`` or ``high``; never sent to other models.
+    #: How hard reasoning models (gpt-oss, qwen3, gpt-6, Claude 5...; the catalogue says
+    #: which, and which values each takes) think: ``low``, ``medium`` or ``high``; never
+    #: sent to other models.
     reasoning_effort: str = "low"
     #: Most tokens the model may write per request, reasoning included; an answer cut
     #: at this length is asked again once with twice the room.
     max_completion_tokens: int = 2048
     #: Answer identical LLM requests from the local response cache (``--no-cache``: off).
     use_cache: bool = True
-    #: USD per million tokens (input, output) by model, for ``cost_usd``; a ``[prices]``
-    #: table in leadengine.toml (``"openai/gpt-oss-120b" = [0.15, 0.60]``) adds or
-    #: replaces entries.
-    prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(PRICES))
+    #: USD per million tokens (input, output) by model, for ``cost_usd``, over the model
+    #: catalogue's prices: a ``[prices]`` table in leadengine.toml
+    #: (``"openai/gpt-oss-120b" = [0.15, 0.60]``) adds or replaces entries.
+    prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: Per-provider defaults from leadengine.toml: a ``[providers.groq]`` table with
-    #: ``model``, ``rpm``, ``tpm``, ``rpd`` replaces Groq's default model and limits;
-    #: ``model``, ``llm_rpm``, ``llm_tpm`` and ``llm_rpd`` still win over it.
+    #: ``model``, ``rpm``, ``tpm``, ``rpd``, ``tpd`` replaces Groq's default model and the
+    #: catalogue's limits; ``model``, ``llm_rpm``, ``llm_tpm``... still win over it.
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: A model catalogue of your own (TOML, the shape of the bundled
+    #: ``leadengine/data/models.toml``), read over the bundled one: its ``[defaults]``
+    #: replace a provider's default model, its ``[[model]]`` entries add models or replace
+    #: the fields they set (lifecycle, price, limits, capabilities). See
+    #: docs/providers.md.
+    catalogue: Path | None = None
+    #: Models to switch to, in order, when the model in use is retired (after a 404 or
+    #: the provider's "decommissioned"; before the catalogue's named replacement) or its
+    #: day's requests or tokens are used up. Comma-separated in the environment, a list
+    #: in leadengine.toml.
+    fallback_models: tuple[str, ...] = ()
+    #: Switch models when the one in use is retired or out of daily quota (to
+    #: ``fallback_models``, the catalogue's replacement, or a served model of the same
+    #: provider that takes the answer schema); ``--no-fallback``: never, the requests
+    #: fail (a batch stops, its rows left to do).
+    fallback: bool = True
     #: LLM requests per minute across all workers; None = the provider's default
     #: (Groq free tier: 30), 0 = unlimited.
     llm_rpm: int | None = None
@@ -160,8 +183,12 @@ class Settings:
     #: (Groq free tier: 8,000), 0 = unlimited.
     llm_tpm: int | None = None
     #: LLM requests per day (counted by this process); None = the provider's default
-    #: (Groq free tier: 1,000), 0 = unlimited. Past it a request fails at once.
+    #: (Groq free tier: 1,000), 0 = unlimited. Past it a request fails at once (or the
+    #: next of ``fallback_models`` is used).
     llm_rpd: int | None = None
+    #: LLM tokens per day (counted by this process); None = the provider's default (Groq
+    #: free tier: 200,000), 0 = unlimited. Past it as past ``llm_rpd``.
+    llm_tpd: int | None = None
     #: Seconds between two sites' evaluations on the same host in a batch.
     host_delay: float = 0.5
     #: Processes a batch runs in, each with its share of the rows (fetch, read, evaluate,
@@ -194,6 +221,12 @@ class Settings:
     #: field or variable name -> the file (``leadengine.toml`` or ``.env``). Settings
     #: given as options or in the user's own environment are not listed.
     origins: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.catalogue is not None:
+            # A catalogue of the user's own is read (and checked) now: a missing field
+            # or a bad date is one line naming the file and the entry, whatever runs.
+            self.model_catalogue()
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -278,6 +311,34 @@ class Settings:
                 notes.append(f"notice: {self.origins[name]} sets {what}")
         return notes
 
+    def model_catalogue(self) -> Catalogue:
+        """The model catalogue: the bundled one, with the ``catalogue`` file over it."""
+        from leadengine import catalogue
+
+        return catalogue.load(self.catalogue)
+
+    def price_of(self, provider: str, model: str) -> tuple[float, float] | None:
+        """USD per million (input, output) tokens of ``model``: the ``[prices]`` table's,
+        else the catalogue's; None when neither knows it."""
+        if model in self.prices:
+            return self.prices[model]
+        return self.model_catalogue().price(provider, model)
+
+    def rate_limits(self, provider: Provider, model: str) -> dict[str, int | None]:
+        """``model``'s rate limits (``rpm``, ``tpm``, ``rpd``, ``tpd``): the settings'
+        (``llm_rpm``...), else leadengine.toml's ``[providers.NAME]``, else the model
+        catalogue's; None or 0 = no limit."""
+        entry = self.model_catalogue().entry(provider.name, model)
+        found: dict[str, int | None] = {}
+        for kind in ("rpm", "tpm", "rpd", "tpd"):
+            value = getattr(self, f"llm_{kind}")
+            if value is None:
+                value = getattr(provider, kind)
+            if value is None and entry is not None:
+                value = getattr(entry, kind)
+            found[kind] = value
+        return found
+
     def with_options(self, **options: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored. A field
         given here is the caller's choice: it no longer counts as from a file."""
@@ -313,6 +374,12 @@ class Settings:
         if provider.name == "custom" and not self.base_url:
             raise ConfigError("provider 'custom' needs a base URL: pass --base-url or set "
                               "LEADENGINE_BASE_URL")
+        if not provider.default_model:
+            default = self.model_catalogue().default(provider.name)
+            if default is None:
+                raise ConfigError(f"the model catalogue names no default model for "
+                                  f"{provider.name}: pass --model or set LEADENGINE_MODEL")
+            provider = replace(provider, default_model=default)
         return provider
 
     def api_key(self, provider: Provider) -> str:

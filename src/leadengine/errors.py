@@ -2,6 +2,8 @@
 
     LeadEngineError            base: the CLI prints ``error: <message>`` and exits 1
     ├── ConfigError            bad option, unknown provider/method, missing key
+    │   └── ModelUnavailable   the model is retired or not served, and no other can
+    │                          take over: a batch stops, its rows left to do
     ├── KnowledgeError         knowledge dir missing/empty, bad file, bad front matter
     ├── StoreError             the results database cannot be opened, read or written
     ├── FetchError             the page could not be fetched (carries the URL)
@@ -19,6 +21,12 @@ class LeadEngineError(Exception):
 
 class ConfigError(LeadEngineError):
     """A setting, option or credential is missing or invalid."""
+
+
+class ModelUnavailable(ConfigError):
+    """The model is retired or not served, and no other model can take over (fallback
+    is off, or none is left): every further row would fail the same way, so a batch
+    stops (the row is not recorded as failed, and a rerun resumes there)."""
 
 
 class KnowledgeError(LeadEngineError):
@@ -61,3 +69,8 @@ class LLMError(LeadEngineError):
 class QuotaExhausted(LLMError):
     """No more requests may be sent today; every further row would fail the same way, so
     a batch stops (the row is not recorded as failed, and a rerun resumes there)."""
+
+
+#: The errors after which every further row of a batch would fail alike: the batch
+#: stops starting rows, stores what it started, and raises the error.
+BATCH_STOPS: tuple[type[LeadEngineError], ...] = (QuotaExhausted, ModelUnavailable)

@@ -94,6 +94,9 @@ class Verdict(BaseModel):
     tokens: dict[str, int] = Field(default_factory=dict)
     cost_usd: float | None = None
     cached: bool = False
+    #: The model that answered, when it is not the evaluator's configured one (a
+    #: retired model replaced); None: the evaluator's.
+    model: str | None = None
 
 
 class Source(BaseModel):

@@ -98,7 +98,7 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
         verdict = verdict.model_copy(update={
             "warnings": [*verdict.warnings, *written.warnings], "tokens": tokens})
     return assemble_evaluation(facts, verdict, hits, provider=evaluator.name,
-                               model=evaluator.model, rag=settings.use_rag,
+                               model=verdict.model or evaluator.model, rag=settings.use_rag,
                                outreach=message)
 
 

@@ -130,14 +130,15 @@ _LINK_CHARS = 60
 _WEB_SCHEME = re.compile(r"^https?://", re.I)
 
 
-def prompt_content(facts: SiteFacts) -> tuple[str, list[str]]:
+def prompt_content(facts: SiteFacts, text: str | None = None) -> tuple[str, list[str]]:
     """The content the LLM reads, to be fenced: the facts section, a blank line, then
-    the pages' text; and the sentences removed from the section. Its values come from
-    the page, so sentences in them that address an AI are removed, as they were from
-    the text (:func:`leadengine.web.injection.strip_injections`); :func:`fence` then
-    escapes tag look-alikes in both."""
+    the pages' text (``text``: a part of it, when the whole would not fit); and the
+    sentences removed from the section. Its values come from the page, so sentences in
+    them that address an AI are removed, as they were from the text
+    (:func:`leadengine.web.injection.strip_injections`); :func:`fence` then escapes tag
+    look-alikes in both."""
     section, removed = strip_injections(facts_section(facts))
-    return f"{section}\n\n{facts.text}", removed
+    return f"{section}\n\n{facts.text if text is None else text}", removed
 
 
 def facts_section(facts: SiteFacts) -> str:

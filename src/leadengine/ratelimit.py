@@ -1,5 +1,5 @@
 """LLM rate limits shared by every worker: requests and tokens per minute, requests
-per day.
+and tokens per day.
 
 Two token buckets that refill continuously; a request waits until both hold enough.
 One lock orders the waiters, so concurrent workers are served first come, first
@@ -48,39 +48,50 @@ class Bucket:
 
 
 class DayBudget:
-    """At most ``limit`` requests in a day: a window that starts with its first request
-    and resets :data:`DAY` seconds later. Counted by this process only; the provider
-    also counts requests made earlier by other runs."""
+    """At most ``limit`` requests (or tokens: ``unit``) in a day: a window that starts
+    with its first request and resets :data:`DAY` seconds later. Counted by this process
+    only; the provider also counts requests made earlier by other runs."""
 
-    def __init__(self, limit: int, clock: Callable[[], float]) -> None:
+    def __init__(self, limit: int, clock: Callable[[], float], unit: str = "request",
+                 setting: str = "LEADENGINE_LLM_RPD") -> None:
         self.limit = limit
         self.clock = clock
+        self.unit = unit
+        self.setting = setting
         self.used = 0
         self.started: float | None = None
 
-    def spend(self, name: str) -> None:
-        """Count one request; QuotaExhausted when the day's requests are used up."""
+    def spend(self, name: str, amount: int = 1) -> None:
+        """Count ``amount``; QuotaExhausted when the day's budget would be overspent
+        (a first request larger than the whole budget still goes)."""
         now = self.clock()
         if self.started is None or now - self.started >= DAY:
             self.started, self.used = now, 0
-        if self.used >= self.limit:
-            raise QuotaExhausted(f"daily request limit of {self.limit:,} reached for {name}; "
-                           "try again tomorrow, or if your plan allows more set "
-                           "LEADENGINE_LLM_RPD (0 = no limit)")
-        self.used += 1
+        if self.used >= self.limit or (self.used and self.used + amount > self.limit):
+            raise QuotaExhausted(f"daily {self.unit} limit of {self.limit:,} reached for "
+                                 f"{name}; try again tomorrow, or if your plan allows more "
+                                 f"set {self.setting} (0 = no limit)")
+        self.used += amount
+
+    def correct(self, amount: int) -> None:
+        """Count ``amount`` more (fewer, when negative) than was spent."""
+        self.used = max(0, self.used + amount)
 
 
 class RateLimiter:
-    """Requests/minute, tokens/minute and requests/day limits (None or 0 = unlimited);
-    ``name`` (the provider's) is for the day limit's message."""
+    """Requests/minute, tokens/minute, requests/day and tokens/day limits (None or 0 =
+    unlimited); ``name`` (the provider's) is for the day limits' messages."""
 
     def __init__(self, rpm: int | None = None, tpm: int | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 rpd: int | None = None, name: str = "the LLM provider") -> None:
+                 rpd: int | None = None, name: str = "the LLM provider",
+                 tpd: int | None = None) -> None:
         self.requests = Bucket(rpm, clock) if rpm else None
         self.tokens = Bucket(tpm, clock) if tpm else None
         self.day = DayBudget(rpd, clock) if rpd else None
+        self.day_tokens = DayBudget(tpd, clock, "token", "LEADENGINE_LLM_TPD") if tpd \
+            else None
         self.name = name
         self.sleep = sleep
         self._lock: asyncio.Lock | None = None
@@ -93,19 +104,24 @@ class RateLimiter:
         if self.tokens is not None and used > 0:
             taken = min(budgeted, self.tokens.capacity)  # as Bucket.take counted it
             self.tokens.give_back(taken - used)
+        if self.day_tokens is not None and used > 0:
+            self.day_tokens.correct(used - budgeted)
 
     async def acquire(self, tokens: int = 0) -> None:
         """Wait until one request of about ``tokens`` tokens may be sent; QuotaExhausted at
         once when the day's requests are used up."""
-        if self.requests is None and self.tokens is None and self.day is None:
+        if self.requests is None and self.tokens is None and self.day is None \
+                and self.day_tokens is None:
             return
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
+            # Checked before any minute wait, which would be pointless; counted now,
+            # under the lock, so concurrent workers never overspend them.
             if self.day is not None:
-                # Checked before any minute wait, which would be pointless; counted
-                # now, under the lock, so concurrent workers never overspend it.
                 self.day.spend(self.name)
+            if self.day_tokens is not None:
+                self.day_tokens.spend(self.name, tokens)
             while True:
                 delay = max(self.requests.wait_for(1) if self.requests else 0.0,
                             self.tokens.wait_for(tokens) if self.tokens else 0.0)

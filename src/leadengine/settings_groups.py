@@ -57,6 +57,10 @@ class LLMSettings(_Group):
     llm_rpm: int | None
     llm_tpm: int | None
     llm_rpd: int | None
+    llm_tpd: int | None
+    catalogue: Path | None
+    fallback_models: tuple[str, ...]
+    fallback: bool
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from leadengine.errors import ConfigError
-from leadengine.providers import PRICES, PROVIDERS, Provider
+from leadengine.providers import PROVIDERS, Provider
 
 
 class Invalid(ValueError):
@@ -112,6 +112,22 @@ def path(value: Any) -> Path:
     return Path(value)
 
 
+def model_names(value: Any) -> tuple[str, ...]:
+    """Model names: a list, or text with the names separated by commas."""
+    if isinstance(value, tuple | list):
+        items = list(value)
+    elif isinstance(value, str):
+        items = value.split(",")
+    else:
+        raise Invalid("is not a list of model names")
+    if not all(isinstance(item, str) for item in items):
+        raise Invalid("is not a list of model names")
+    names = tuple(item.strip() for item in items if item.strip())
+    if len(names) != len({n.lower() for n in names}):
+        raise Invalid("names a model twice")
+    return names
+
+
 def _methods() -> list[str]:
     # Read late: leadengine.knowledge must not import the retrieval package, and
     # config is imported by the knowledge module's callers.
@@ -137,7 +153,8 @@ CHECKS: dict[str, Check] = {
     "structured_output": one_of(("auto", "json_schema", "json_object")),
     "reasoning_effort": one_of(("low", "medium", "high")),
     "max_completion_tokens": whole(1), "use_cache": flag,
-    "llm_rpm": whole(0), "llm_tpm": whole(0), "llm_rpd": whole(0),
+    "llm_rpm": whole(0), "llm_tpm": whole(0), "llm_rpd": whole(0), "llm_tpd": whole(0),
+    "catalogue": path, "fallback_models": model_names, "fallback": flag,
     "host_delay": number(0), "workers": whole(0), "llm_retries": whole(0), "max_bytes": whole(1024),
     "max_pages": whole(0), "max_total_bytes": whole(0), "allow_private": flag,
     "respect_robots": flag, "max_redirects": whole(0), "max_content_chars": whole(1),
@@ -184,7 +201,8 @@ def check_group(group: Any) -> None:
 
 
 #: What a ``[providers.NAME]`` table may set: its key -> the :class:`Provider` field.
-PROVIDER_KEYS = {"model": "default_model", "rpm": "rpm", "tpm": "tpm", "rpd": "rpd"}
+PROVIDER_KEYS = {"model": "default_model", "rpm": "rpm", "tpm": "tpm", "rpd": "rpd",
+                 "tpd": "tpd"}
 
 
 def with_overrides(provider: Provider, overrides: dict[str, Any], where: str) -> Provider:
@@ -227,11 +245,10 @@ def _read_providers(where: str, raw: Any) -> dict[str, dict[str, Any]]:
 
 
 def _read_prices(where: str, raw: Any) -> dict[str, tuple[float, float]]:
-    """The ``[prices]`` table merged over the defaults: a model's entry replaces the
-    default one, the other defaults stay."""
+    """The ``[prices]`` table: each model's entry replaces the catalogue's price."""
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: prices must be a table like [prices]")
-    prices = dict(PRICES)
+    prices: dict[str, tuple[float, float]] = {}
     for model, pair in raw.items():
         if (not isinstance(pair, list) or len(pair) != 2
                 or not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0

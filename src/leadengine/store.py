@@ -227,6 +227,16 @@ class Store:
                 finished_at=now, heartbeat_at=now, status=status, **_skips(skips)))
             conn.execute(claims_table.delete().where(claims_table.c.run_id == run_id))
 
+    def note_run(self, run_id: int, note: str) -> None:
+        """Add a line to the run's notes (once: a note it has already is not repeated,
+        whichever of its processes writes it)."""
+        notes = runs_table.c.notes
+        with self.engine.begin() as conn:
+            conn.execute(runs_table.update().where(
+                runs_table.c.id == run_id,
+                sa.or_(notes.is_(None), ~notes.contains(note, autoescape=True))).values(
+                notes=sa.case((notes.is_(None), note), else_=notes + "\n" + note)))
+
     def count_skips(self, run_id: int, skips: Mapping[str, int]) -> None:
         """Record how many rows the run has skipped so far (``SKIP_COUNTERS``)."""
         with self.engine.begin() as conn:

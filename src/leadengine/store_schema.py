@@ -58,6 +58,9 @@ runs_table = sa.Table(
     sa.Column("hostname", sa.String(255)),
     sa.Column("heartbeat_at", sa.Float),
     sa.Column("elsewhere", sa.Integer, nullable=False, server_default="0"),
+    # What the run had to change on its way, one line each (see _m009_run_notes): a
+    # retired model it switched from.
+    sa.Column("notes", sa.Text),
 )
 
 
@@ -196,11 +199,19 @@ def _m008_lead_board(conn: Connection) -> None:
     create_board(conn)
 
 
+def _m009_run_notes(conn: Connection) -> None:
+    # As in _m004: a database made by this version has the column from _m001 already.
+    present = {column["name"] for column in sa.inspect(conn).get_columns("runs")}
+    if "notes" not in present:
+        conn.execute(sa.text("ALTER TABLE runs ADD COLUMN notes TEXT"))
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
                                                   _m003_page_snapshots, _m004_run_counters,
                                                   _m005_claims, _m006_run_liveness,
-                                                  _m007_lead_workspace, _m008_lead_board]
+                                                  _m007_lead_workspace, _m008_lead_board,
+                                                  _m009_run_notes]
 
 
 def applied(conn: Connection) -> bool:

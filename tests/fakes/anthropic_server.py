@@ -14,11 +14,17 @@ format, so one test can script both backends alike:
   "created_at"}], "has_more": false, ...}``.
 
 Requests without an ``x-api-key`` or ``anthropic-version`` header are refused as the
-real API refuses them.
+real API refuses them, and so are (HTTP 400 ``invalid_request_error``, before any
+scripted reply is consumed) what Claude 5 and later refuse: a non-default
+``temperature``, ``top_p`` or ``top_k``, and a conversation ending with an assistant turn
+(prefill) (https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide); an
+``output_config.format`` that is not ``{"type": "json_schema", "schema": {...}}``; and a
+model in :attr:`FakeAnthropic.retired` (404 ``not_found_error``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,6 +38,8 @@ ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
                429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}
 _MESSAGES_PATH = "/v1/messages"
 _STOP_REASONS = {"length": "max_tokens", "stop": "end_turn"}
+#: The models that refuse sampling parameters and prefill: Claude 5 and later.
+_CLAUDE_5 = re.compile(r"^claude-[a-z]+-(?:[5-9]|\d\d)")
 
 
 def _error(status: int, message: str) -> dict[str, Any]:
@@ -65,7 +73,9 @@ class FakeAnthropic(FakeOpenAI):
 
     def __init__(self) -> None:
         super().__init__()
-        self.models = ["claude-sonnet-4-5", "claude-haiku-4-5"]
+        self.models = ["claude-sonnet-5-5", "claude-haiku-5-5"]
+        #: Models that refuse sampling parameters and prefill besides Claude 5 and later.
+        self.strict_models: set[str] = set()
 
     @property
     def base_url(self) -> str:
@@ -80,20 +90,29 @@ class FakeAnthropic(FakeOpenAI):
     def _dispatch(self, handler: _Handler, body: Any) -> None:
         path = urlsplit(handler.path).path.rstrip("/")
         headers = {k.lower(): v for k, v in handler.headers.items()}
+        record = {"path": handler.path, "method": handler.command, "headers": headers,
+                  "json": body}
         with self._lock:
-            self.requests.append({"path": handler.path, "method": handler.command,
-                                  "headers": headers, "json": body})
+            self.requests.append(record)
             self._seq += 1
             seq = self._seq
+        if self.on_request is not None:
+            self.on_request(record)
+        messages = path == _MESSAGES_PATH and handler.command == "POST"
+        refusal = self.refusal(body) if messages else None
+        with self._lock:
             reply: Reply | None = None
-            if path == _MESSAGES_PATH and handler.command == "POST":
+            if messages and refusal is None:
                 reply = self._pending.popleft() if self._pending else self.default
         rid = {"request-id": f"req_fake_{seq}"}
         if "x-api-key" not in headers:
             handler.send_json(401, _error(401, "x-api-key header is required"), rid)
         elif "anthropic-version" not in headers:
             handler.send_json(400, _error(400, "anthropic-version header is required"), rid)
-        elif path == _MESSAGES_PATH and handler.command == "POST":
+        elif refusal is not None:
+            status, extra, out = render(refusal, body, seq)
+            handler.send_json(status, out, {**rid, **extra})
+        elif messages:
             self._answer(handler, reply, body, seq, rid)
         elif path == "/v1/models" and handler.command == "GET":
             if self.models_error is not None:
@@ -108,6 +127,33 @@ class FakeAnthropic(FakeOpenAI):
         else:
             handler.send_json(404, _error(404, f"fake: no route for {handler.command} {path}"),
                               rid)
+
+    def refusal(self, body: Any) -> Reply | None:
+        """What the Messages API refuses before answering (see the module's docstring)."""
+        request = body if isinstance(body, dict) else {}
+        model = str(request.get("model") or "")
+        with self._lock:
+            retired = self.retired.get(model)
+        if retired is not None:
+            return retired
+        if _CLAUDE_5.match(model) or model in self.strict_models:
+            for name in ("temperature", "top_p", "top_k"):
+                if name in request:
+                    return Reply.error(400, f"`{name}` is deprecated for this model.")
+            turns = request.get("messages") or []
+            if turns and isinstance(turns[-1], dict) and turns[-1].get("role") == "assistant":
+                return Reply.error(400, "This model does not support assistant message "
+                                        "prefill. The conversation must end with a user "
+                                        "message.")
+        output = request.get("output_config")
+        if output is not None:
+            form = output.get("format") if isinstance(output, dict) else None
+            if form is not None and not (isinstance(form, dict)
+                                         and form.get("type") == "json_schema"
+                                         and isinstance(form.get("schema"), dict)):
+                return Reply.error(400, "output_config.format: expected {type: json_schema, "
+                                        "schema: {...}}")
+        return None
 
     def _answer(self, handler: _Handler, reply: Reply | None, body: Any, seq: int,
                 rid: dict[str, str]) -> None:

@@ -36,7 +36,12 @@ __all__ = [
     "FAKE_MODEL",
     "FakeOpenAI",
     "Reply",
+    "count_tokens",
     "fake_embedding",
+    "groq_decommissioned",
+    "groq_not_found",
+    "groq_rate_limited",
+    "groq_too_large",
     "running_fake_openai",
 ]
 
@@ -263,6 +268,13 @@ class FakeOpenAI:
         self.max_in_flight = 0
         #: Called with each request's record as it arrives (before any delay).
         self.on_request: Callable[[dict[str, Any]], None] | None = None
+        #: Model id -> the error every chat request for it gets (a retired model), before
+        #: the scripted replies are consulted (none is consumed). Add to it mid-run to
+        #: retire a model after some requests.
+        self.retired: dict[str, Reply] = {}
+        #: A tokens-per-minute limit checked as Groq checks it: a request whose prompt
+        #: (counted by :func:`count_tokens`) and room together exceed it gets Groq's 413.
+        self.tpm_limit: int | None = None
         self._pending: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -357,14 +369,22 @@ class FakeOpenAI:
             self.requests.append(record)
             self._seq += 1
             seq = self._seq
-            reply: Reply | None = None
-            if path == _CHAT_PATH and handler.command == "POST":
-                reply = self._pending.popleft() if self._pending else self.default
         rid = {"x-request-id": f"req_fake_{seq}"}
         if self.on_request is not None:
             self.on_request(record)
+        chat = path == _CHAT_PATH and handler.command == "POST"
+        # A retired model or a request over the TPM limit is refused before any
+        # scripted reply is consumed.
+        refusal = self.refusal(body) if chat else None
+        with self._lock:
+            reply: Reply | None = None
+            if chat and refusal is None:
+                reply = self._pending.popleft() if self._pending else self.default
 
-        if path == _CHAT_PATH and handler.command == "POST":
+        if refusal is not None:
+            status, headers, out = refusal.render(body, seq)
+            handler.send_json(status, out, {**rid, **headers})
+        elif chat:
             self._chat(handler, body, reply, seq, rid)
         elif path == "/v1/models" and handler.command == "GET":
             if self.models_error is not None:
@@ -407,6 +427,22 @@ class FakeOpenAI:
         status, headers, out = reply.render(body, seq)
         handler.send_json(status, out, {**rid, **headers})
 
+    def refusal(self, body: Any) -> Reply | None:
+        """The error a chat request gets before any scripted reply: its model retired,
+        or larger than the tokens-per-minute limit."""
+        request = body if isinstance(body, dict) else {}
+        model = str(request.get("model") or "")
+        with self._lock:
+            retired = self.retired.get(model)
+        if retired is not None:
+            return retired
+        if self.tpm_limit is not None:
+            room = int(request.get("max_completion_tokens") or request.get("max_tokens") or 0)
+            asked = count_tokens(request.get("messages") or []) + room
+            if asked > self.tpm_limit:
+                return groq_too_large(model, self.tpm_limit, asked)
+        return None
+
     @staticmethod
     def _embeddings(body: Any) -> dict[str, Any]:
         req = body if isinstance(body, dict) else {}
@@ -430,6 +466,60 @@ class FakeOpenAI:
             "model": req.get("model") or FAKE_MODEL,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
+
+
+def count_tokens(messages: list[Any]) -> int:
+    """A stand-in for a provider's tokeniser, erring on the provider's side: ASCII at
+    3.5 characters a token, every other character a token (Thai, Burmese), and 4 tokens
+    a message."""
+    total = 0
+    for message in messages:
+        text = str(message.get("content") or "") if isinstance(message, dict) else ""
+        other = len(text) - len(text.encode("ascii", "ignore"))
+        total += int((len(text) - other) / 3.5) + other + 4
+    return total
+
+
+def groq_not_found(model: str) -> Reply:
+    """Groq's (and OpenAI's) 404 for a model shut down or never served."""
+    return Reply.error(404, f"The model `{model}` does not exist or you do not have access "
+                            "to it.", code="model_not_found")
+
+
+def groq_decommissioned(model: str, status: int = 404) -> Reply:
+    """Groq's answer for a decommissioned model (https://console.groq.com/docs/errors)."""
+    return Reply.error(status, f"The model `{model}` has been decommissioned and is no longer "
+                               "supported. Please refer to https://console.groq.com/docs/"
+                               "deprecations for a recommendation on which model to use "
+                               "instead.", code="model_decommissioned")
+
+
+def groq_too_large(model: str, limit: int, requested: int) -> Reply:
+    """Groq's 413 for a request larger than the tokens-per-minute limit."""
+    return Reply.error(413, f"Request too large for model `{model}` in organization "
+                            "`org_fake` service tier `on_demand` on tokens per minute (TPM): "
+                            f"Limit {limit}, Requested {requested}, please reduce your "
+                            "message size and try again.", type_="tokens",
+                       code="rate_limit_exceeded")
+
+
+def groq_rate_limited(model: str, per: str = "minute", kind: str = "tokens",
+                      limit: int = 8000, used: int = 7000, requested: int = 1500,
+                      retry_after: float = 1.0) -> Reply:
+    """Groq's 429: ``per`` minute or day, of ``kind`` requests or tokens, with its
+    ``retry-after`` and ``x-ratelimit-*`` headers
+    (https://console.groq.com/docs/rate-limits)."""
+    short = {("minute", "tokens"): "TPM", ("minute", "requests"): "RPM",
+             ("day", "tokens"): "TPD", ("day", "requests"): "RPD"}[(per, kind)]
+    headers = {"retry-after": f"{retry_after:g}", "x-ratelimit-limit-requests": "1000",
+               "x-ratelimit-limit-tokens": "8000", "x-ratelimit-remaining-requests": "0"
+               if short == "RPD" else "412", "x-ratelimit-remaining-tokens": "0",
+               "x-ratelimit-reset-requests": "2m59.56s", "x-ratelimit-reset-tokens": "7.66s"}
+    return Reply.error(429, f"Rate limit reached for model `{model}` in organization "
+                            f"`org_fake` service tier `on_demand` on {kind} per {per} "
+                            f"({short}): Limit {limit}, Used {used}, Requested {requested}. "
+                            f"Please try again in {retry_after:g}s.", headers=headers,
+                       type_=kind, code="rate_limit_exceeded")
 
 
 @contextlib.contextmanager

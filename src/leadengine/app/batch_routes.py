@@ -62,13 +62,15 @@ def providers(settings: Settings) -> list[dict[str, Any]]:
     those whose API key is set (never the key itself)."""
     env = settings.environ()
     active = _active(settings)
+    catalogue = settings.model_catalogue()
     found = []
     for name, provider in PROVIDERS.items():
         key_set = bool(provider.key_env and env.get(provider.key_env))
         usable = (name == "heuristic" or name == active or key_set
                   or (name == "custom" and bool(settings.base_url)))
         if usable:
-            found.append({"name": name, "default_model": provider.default_model,
+            default = provider.default_model or catalogue.default(name) or ""
+            found.append({"name": name, "default_model": default,
                           "active": name == active, "key_set": key_set,
                           "key_required": provider.key_required})
     return found

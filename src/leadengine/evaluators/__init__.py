@@ -23,7 +23,30 @@ class Evaluator(Protocol):
     """Judges one site from its facts."""
 
     name: str
-    model: str
+
+    @property
+    def model(self) -> str:
+        """The model in use (an LLM's may change when one is retired)."""
+        ...
+
+    @property
+    def configured_model(self) -> str:
+        """The model the settings ask for: a batch's results are keyed by it."""
+        ...
+
+    @property
+    def switches(self) -> list[str]:
+        """One line for each switch of model so far (none for the offline evaluator)."""
+        ...
+
+    @property
+    def notices(self) -> list[str]:
+        """What to tell the user before the work starts (a model that retires soon)."""
+        ...
+
+    def share_limits(self, parts: int) -> None:
+        """Use 1/``parts`` of the provider's rate limits (a batch's shards split them)."""
+        ...
 
     async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict: ...
 

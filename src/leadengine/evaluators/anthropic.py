@@ -1,14 +1,26 @@
 """Anthropic's Messages API (``anthropic-version: 2023-06-01``):
 ``POST {base_url}/v1/messages`` and ``GET {base_url}/v1/models``.
 
-The wire format differs from chat completions in four ways that matter here: the
-system prompt is a field of its own, the key goes in ``x-api-key``, the answer is a
-list of content blocks with a ``stop_reason`` (``max_tokens`` when cut), and there is
-no JSON output mode in this API version. The answer is therefore asked for by an
-instruction appended to the system prompt and checked like any other (the evaluator's
-repair round covers a model that strays): the equivalent of ``json_object``.
+The wire format differs from chat completions in ways that matter here: the system
+prompt is a field of its own, the key goes in ``x-api-key``, the answer is a list of
+content blocks (thinking blocks before the text on Claude 5 and later: only ``text``
+blocks are read) with a ``stop_reason`` (``max_tokens`` when cut). A strict JSON schema
+goes in ``output_config.format`` (``{"type": "json_schema", "schema": ...}``, generally
+available without a beta header; the older ``output_format`` field and the
+``structured-outputs-2025-11-13`` header are deprecated:
+https://platform.claude.com/docs/en/build-with-claude/structured-outputs); a model that
+takes none is asked for JSON by an instruction appended to the system prompt and its
+answer checked like any other (the evaluator's repair round covers a model that strays).
+The reasoning effort goes in ``output_config.effort``
+(https://platform.claude.com/docs/en/build-with-claude/effort). The evaluator sends no
+temperature to a model that refuses one (Claude 5 and later answer HTTP 400 to any
+non-default temperature, top_p or top_k:
+https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide), and a
+conversation never ends with an assistant turn (those models refuse prefill).
+
 Errors read ``{"type": "error", "error": {"type", "message"}}``; ``error.type``
-(``not_found_error``, ``overloaded_error``...) becomes the ChatError's ``code``.
+(``not_found_error``, ``overloaded_error``...) becomes the ChatError's ``code``
+(https://platform.claude.com/docs/en/api/errors).
 """
 
 from __future__ import annotations
@@ -19,9 +31,12 @@ import httpx
 
 from leadengine.evaluators.chat import ChatRequest, ChatResult, HttpBackend
 
-#: The API version whose request and response shapes this module speaks.
+#: The API version whose request and response shapes this module speaks. Still accepted;
+#: the newer 2026-10-21 removes temperature, top_p and top_k for every model
+#: (https://platform.claude.com/docs/en/api/versioning), where this one leaves them to
+#: the models that take them.
 API_VERSION = "2023-06-01"
-#: Appended to the system prompt: this API has no JSON mode to ask for it instead.
+#: Appended to the system prompt when no schema is sent: there is no JSON mode.
 JSON_ONLY = ("Reply with the JSON object only: no text before or after it and no code "
              "fence.")
 #: The most models one ``GET /v1/models`` page returns (the API's own maximum).
@@ -66,17 +81,29 @@ class AnthropicChat(HttpBackend):
 
 def body(request: ChatRequest) -> dict[str, Any]:
     """The Messages API body. System turns are joined into ``system``; the schema, when
-    given, is not sent (no field takes it) but the JSON-only instruction is, as it is
-    for JSON mode. ``reasoning_effort`` has no counterpart here and is not sent."""
+    given, goes in ``output_config.format`` (else the JSON-only instruction is added to
+    the system prompt); the reasoning effort in ``output_config.effort``; the
+    temperature only when the request carries one."""
     system = [m.text for m in request.messages if m.role == "system"]
-    system.append(JSON_ONLY)
+    turns = [{"role": m.role, "content": m.text}
+             for m in request.messages if m.role != "system"]
+    if turns and turns[-1]["role"] == "assistant":
+        raise ValueError("a Messages API conversation must end with a user turn")
+    output: dict[str, Any] = {}
+    if request.schema is not None:
+        output["format"] = {"type": "json_schema", "schema": request.schema}
+    else:
+        system.append(JSON_ONLY)
+    if request.reasoning_effort is not None:
+        output["effort"] = request.reasoning_effort
     sent: dict[str, Any] = {
         "model": request.model,
         "max_tokens": request.max_tokens,
         "system": "\n\n".join(system),
-        "messages": [{"role": m.role, "content": m.text}
-                     for m in request.messages if m.role != "system"],
+        "messages": turns,
     }
+    if output:
+        sent["output_config"] = output
     if request.temperature is not None:
         sent["temperature"] = request.temperature
     return sent

@@ -9,6 +9,7 @@ evaluator and ``leadengine models`` alike; :func:`list_models` serves that comma
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,7 +18,6 @@ from leadengine.errors import ConfigError, LeadEngineError, LLMError
 from leadengine.evaluators.anthropic import AnthropicChat
 from leadengine.evaluators.chat import ChatBackend, ChatError
 from leadengine.evaluators.openai_compat import OpenAIChat
-from leadengine.providers import is_reasoning_model, supports_strict_schema
 
 #: Wire format -> backend class, called with (base_url, api_key, timeout, max_retries,
 #: user_agent).
@@ -74,8 +74,12 @@ class ModelInfo:
     default: bool
     strict_schema: bool
     reasoning: bool
-    #: USD per million (input, output) tokens; None when not in the price table.
+    #: USD per million (input, output) tokens; None when not known.
     price: tuple[float, float] | None
+    #: The model catalogue's lifecycle status today; None when it does not know it.
+    status: str | None = None
+    #: The day it retires, when announced.
+    retires: datetime.date | None = None
 
 
 @dataclass(frozen=True)
@@ -88,9 +92,9 @@ class ModelListing:
     models: list[ModelInfo]
 
 
-async def list_models(settings: Settings) -> ModelListing:
-    """The models the configured provider serves; one-line errors like an evaluation's
-    (missing key, key refused, no connection...)."""
+async def served_models(settings: Settings) -> tuple[Provider, str, list[str]]:
+    """The configured provider, its endpoint, and the models it serves; one-line errors
+    like an evaluation's (missing key, key refused, no connection...)."""
     provider = settings.resolve_provider()
     if provider.backend is None:
         raise ConfigError("the offline heuristic evaluator has no models list (its only "
@@ -100,18 +104,41 @@ async def list_models(settings: Settings) -> ModelListing:
     try:
         ids = await make_backend(settings, provider, base_url).list_models()
     except ChatError as exc:
-        common = transport_failure(exc, settings, provider, base_url)
-        if common is not None:
-            raise common from None
-        if exc.status == 404:
-            raise LLMError(f"{provider.name} has no models list at {base_url} "
-                           "(HTTP 404)") from None
-        raise LLMError(f"{provider.name} returned HTTP {exc.status}: {exc.message}") from None
+        raise models_list_failure(exc, settings, provider, base_url) from None
+    return provider, base_url, ids
+
+
+def models_list_failure(exc: ChatError, settings: Settings, provider: Provider,
+                        base_url: str) -> LeadEngineError:
+    """The one-line error for a models list that failed."""
+    common = transport_failure(exc, settings, provider, base_url)
+    if common is not None:
+        return common
+    if exc.status == 404:
+        return LLMError(f"{provider.name} has no models list at {base_url} (HTTP 404)")
+    return LLMError(f"{provider.name} returned HTTP {exc.status}: {exc.message}")
+
+
+def model_info(settings: Settings, provider: str, model: str, default: str,
+               today: datetime.date) -> ModelInfo:
+    """What the catalogue (and the ``[prices]`` table) say of ``model``."""
+    catalogue = settings.model_catalogue()
+    capabilities = catalogue.capabilities(provider, model)
+    entry = catalogue.entry(provider, model)
+    return ModelInfo(id=model, default=model == default,
+                     strict_schema=capabilities.schema is not None,
+                     reasoning=capabilities.reasoning is not None,
+                     price=settings.price_of(provider, model),
+                     status=entry.status_on(today) if entry else None,
+                     retires=entry.retires if entry else None)
+
+
+async def list_models(settings: Settings, today: datetime.date | None = None
+                      ) -> ModelListing:
+    """The models the configured provider serves, with what the engine knows of each."""
+    provider, base_url, ids = await served_models(settings)
     default = settings.model or provider.default_model
-    return ModelListing(
-        provider=provider.name, base_url=base_url, default=default,
-        models=[ModelInfo(id=model, default=model == default,
-                          strict_schema=supports_strict_schema(provider.name, model),
-                          reasoning=is_reasoning_model(model),
-                          price=settings.prices.get(model))
-                for model in ids])
+    day = today or datetime.date.today()
+    return ModelListing(provider=provider.name, base_url=base_url, default=default,
+                        models=[model_info(settings, provider.name, model, default, day)
+                                for model in ids])

@@ -23,6 +23,7 @@ import contextlib
 import email.utils
 import json
 import random
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -87,6 +88,21 @@ class ChatResult:
     #: The answer was cut at ``max_tokens`` (OpenAI's ``length``, Anthropic's
     #: ``max_tokens``): no answer to repair, ask again with more room.
     cut: bool = False
+
+
+@dataclass
+class Usage:
+    """What the requests of one judgement used: tokens, requests paid for and answered
+    from the cache, and the model that gave the last answer."""
+
+    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    paid: int = 0
+    cached: int = 0
+    model: str | None = None
+
+    def add(self, counts: dict[str, int]) -> None:
+        for name, count in counts.items():
+            self.tokens[name] = self.tokens.get(name, 0) + count
 
 
 class ChatError(Exception):
@@ -201,7 +217,7 @@ class HttpBackend:
                 continue
             if response.status_code < 400:
                 return response
-            if last or response.status_code not in RETRY_STATUSES:
+            if last or response.status_code not in RETRY_STATUSES or _day_is_over(response):
                 message, code = self.error_of(response)
                 raise self._redacted(ChatError(message, status=response.status_code,
                                                code=code))
@@ -299,6 +315,15 @@ def _retry_after(response: httpx.Response) -> float | None:
     if seconds is None or not 0 <= seconds <= MAX_RETRY_AFTER:
         return None
     return seconds
+
+
+#: A 429 that names the day's limit (Groq's "on requests per day (RPD)", "on tokens per
+#: day (TPD)"): not worth another try today.
+_DAILY_LIMIT = re.compile(rb"per day|\((?:RPD|TPD)\)", re.I)
+
+
+def _day_is_over(response: httpx.Response) -> bool:
+    return response.status_code == 429 and _DAILY_LIMIT.search(response.content) is not None
 
 
 def _backoff(attempt: int) -> float:

@@ -44,10 +44,16 @@ class HeuristicEvaluator:
     """Judges a site's facts with the knowledge base's rules; names itself ``heuristic``."""
 
     name = "heuristic"
-    model = "rules-v1"
+    model = configured_model = "rules-v1"
 
     def __init__(self, kb: KnowledgeBase) -> None:
         self.kb = kb
+        #: It never switches models and has nothing to say before it starts.
+        self.switches: list[str] = []
+        self.notices: list[str] = []
+
+    def share_limits(self, parts: int) -> None:
+        """It sends no requests: there are no limits to share."""
 
     async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
         """The rules' verdict; the name and business type are the facts' own."""

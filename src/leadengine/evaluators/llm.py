@@ -3,44 +3,66 @@ formats are in :mod:`leadengine.evaluators.backends`).
 
 Asks for a JSON object, validates the six fields with pydantic, and on an
 invalid answer makes one repair round that shows the model its validation
-errors. Reasoning models get ``reasoning_effort`` and every request an explicit
-``max_completion_tokens``; an answer cut at that length is asked again once with
-twice the room. Transport failures become one-line :class:`LLMError` /
-:class:`ConfigError` messages that say what to fix.
+errors. What each request may carry (a strict schema and where, sampling parameters,
+the reasoning effort and its values) is the model catalogue's
+(:mod:`leadengine.catalogue`); every request gets an explicit room for its answer, and
+an answer cut at that length is asked again once with twice the room. A prompt that
+would not fit the model's tokens-per-minute limit has its pages' text cut to fit.
+
+A model that is retired (or not served), or whose day's quota is used up, does not
+stop the work: the evaluator switches once, for every request after it, to the next
+of ``fallback_models``, the catalogue's named replacement, or a served model of the
+same provider that takes the answer schema (:mod:`leadengine.evaluators.switching`);
+each evaluation names the model that answered and says why it is not the configured
+one. Transport failures become one-line :class:`LLMError` / :class:`ConfigError`
+messages that say what to fix.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
+import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from pydantic import ValidationError
-
+from leadengine.catalogue import Capabilities
 from leadengine.config import Provider, Settings
-from leadengine.errors import ConfigError, LeadEngineError, LLMError
-from leadengine.evaluation import STRICT_ANSWER_SCHEMA, LLMAnswer, Verdict
+from leadengine.errors import (
+    ConfigError,
+    LeadEngineError,
+    LLMError,
+    ModelUnavailable,
+    QuotaExhausted,
+)
+from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Verdict
+from leadengine.evaluators.answers import hold_to_facts, parse_judgement
 from leadengine.evaluators.backends import base_url_of, make_backend, transport_failure
 from leadengine.evaluators.cache import ResponseCache
-from leadengine.evaluators.chat import ChatBackend, ChatError, ChatRequest, ChatResult, Message
+from leadengine.evaluators.chat import (
+    ChatBackend,
+    ChatError,
+    ChatRequest,
+    ChatResult,
+    Message,
+    Usage,
+)
+from leadengine.evaluators.switching import (
+    ModelChoice,
+    daily_limit,
+    model_gone,
+    sampling_refused,
+    too_large,
+    why_gone,
+)
 from leadengine.facts import SiteFacts
 from leadengine.prompt import build_messages, fence, prompt_content, system_prompt
-from leadengine.providers import is_reasoning_model, supports_strict_schema
 from leadengine.ratelimit import RateLimiter
 from leadengine.retrieval import Hit
-from leadengine.retrieval.budget import estimate_tokens
+from leadengine.retrieval.budget import estimate_tokens, estimate_tokens_high
 from leadengine.retrieval.cache import cache_dir
-from leadengine.rules import Rubric, Rules
-from leadengine.scoring import fact_score, fit_caps
-from leadengine.web.injection import escape_fence_tags, find_injections
+from leadengine.rules import Rules
 
-_FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
-#: Groq's qwen3 models accept only ``none`` / ``default`` as reasoning_effort; any of
-#: low/medium/high asks them for ``default`` (reasoning on).
-GROQ_QWEN = re.compile(r"(?:^|/)qwen3", re.I)
 #: The values of ``reasoning_effort``.
 EFFORTS = ("low", "medium", "high")
 #: Tokens budgeted (for the tokens-per-minute limit) for an answer without reasoning...
@@ -48,10 +70,9 @@ ANSWER_TOKENS = 400
 #: ...and for a reasoning model's thinking, by effort: rough figures for this prompt,
 #: corrected from the server's usage once it answers (RateLimiter.settle).
 REASONING_TOKENS = {"low": 600, "medium": 1500, "high": 4000}
-
-#: How far the model's fit score may rise above the fact-based (offline) score: room to
-#: weigh what rules cannot read, not enough to turn a "worth a look" into a "high".
-FACT_MARGIN = 15
+#: A request (its prompt counted high, plus its room) is held under this share of the
+#: model's tokens-per-minute limit: a provider refuses a larger one outright (HTTP 413).
+FIT_SHARE = 0.9
 
 REPAIR_PROMPT = (
     "Your previous answer was not a valid evaluation: {errors}\n"
@@ -67,6 +88,27 @@ def models_command(provider: str, base_url: str | None) -> str:
     return f"{command} --base-url {base_url}" if base_url else command
 
 
+class RequestTooLarge(LLMError):
+    """The provider refused a request larger than its tokens-per-minute limit (413)."""
+
+    def __init__(self, message: str, limit: int, requested: int, estimate: int,
+                 room: int) -> None:
+        super().__init__(message)
+        #: The limit, what the provider counted (prompt and room), what this evaluator
+        #: counted of the prompt, and the room asked for.
+        self.limit, self.requested, self.estimate, self.room = (limit, requested, estimate,
+                                                                room)
+
+
+class _ModelGone(Exception):
+    """The model is retired or not served; ``error`` is what to raise if no other model
+    can take over. Never leaves the evaluator."""
+
+    def __init__(self, why: str, error: LeadEngineError) -> None:
+        super().__init__(why)
+        self.why, self.error = why, error
+
+
 class LLMEvaluator:
     """Evaluates a site by asking a chat model for the JSON evaluation."""
 
@@ -75,7 +117,7 @@ class LLMEvaluator:
 
     def __init__(self, settings: Settings, provider: Provider,
                  client: ChatBackend | None = None, rubric: str | None = None,
-                 rules: Rules | None = None) -> None:
+                 rules: Rules | None = None, today: datetime.date | None = None) -> None:
         if settings.reasoning_effort not in EFFORTS:
             raise ConfigError(f"reasoning effort {settings.reasoning_effort!r} is not one of: "
                               f"{', '.join(EFFORTS)} (LEADENGINE_REASONING_EFFORT)")
@@ -86,21 +128,103 @@ class LLMEvaluator:
         self.rules = rules
         self.provider = provider
         self.name = provider.name
-        self.model = settings.model or provider.default_model
+        self.catalogue = settings.model_catalogue()
+        #: The day lifecycle dates are read against.
+        self.today = today or datetime.date.today()
         self.base_url = settings.base_url or provider.base_url
-        self.reasoning = is_reasoning_model(self.model)
         self.system_prompt = system_prompt(rubric)
-        rpm = provider.rpm if settings.llm_rpm is None else settings.llm_rpm
-        tpm = provider.tpm if settings.llm_tpm is None else settings.llm_tpm
-        rpd = provider.rpd if settings.llm_rpd is None else settings.llm_rpd
-        #: Shared by every concurrent evaluation that uses this evaluator.
-        self.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=provider.name)
         self.cache = ResponseCache(settings.cache_dir or cache_dir()) if settings.use_cache \
             else None
         self.client = client or make_backend(settings, provider,
                                              base_url_of(settings, provider))
         #: At most this many requests sent at once (see :meth:`limit_in_flight`).
         self.in_flight: asyncio.Semaphore | None = None
+        #: The model in use, and the ones that may replace it.
+        self.models = ModelChoice(settings, provider, self.catalogue, self.today)
+        #: Models that refused a sampling parameter: none is sent to them again.
+        self.no_sampling: set[str] = set()
+        #: The server's token counts over this evaluator's high estimate, once a request
+        #: was refused as too large (the estimate is scaled up by it from then on), and
+        #: the tokens-per-minute limit the refusal named, by model.
+        self.scale = 1.0
+        self.refused_at: dict[str, int] = {}
+        #: This evaluator's share of the limits (a batch's shards split them) and a
+        #: limiter shared with other processes (the Ray engine's), if any.
+        self.limit_parts = 1
+        self.shared_limiter: Any = None
+        self._capabilities: dict[str, Capabilities] = {}
+        self.models.start()
+        self.limiter: Any = self._limiter_for(self.model)
+
+    # -- the model in use ----------------------------------------------------------------
+
+    def capabilities(self, model: str) -> Capabilities:
+        """What a request to ``model`` may carry (the catalogue's, looked up once)."""
+        found = self._capabilities.get(model)
+        if found is None:
+            found = self._capabilities[model] = self.catalogue.capabilities(self.name, model)
+        return found
+
+    @property
+    def reasoning(self) -> bool:
+        """Whether the model in use thinks before it answers."""
+        return self.capabilities(self.model).reasoning is not None
+
+    def limits(self, model: str) -> dict[str, int | None]:
+        """``model``'s rate limits (:meth:`Settings.rate_limits`)."""
+        return self.settings.rate_limits(self.provider, model)
+
+    def _limiter_for(self, model: str) -> Any:
+        if self.shared_limiter is not None:
+            return self.shared_limiter
+        parts = self.limit_parts
+
+        def share(value: int | None) -> int | None:
+            return max(1, value // parts) if value else None
+
+        limits = self.limits(model)
+        return RateLimiter(share(limits["rpm"]), share(limits["tpm"]),
+                           rpd=share(limits["rpd"]), tpd=share(limits["tpd"]),
+                           name=f"{self.name} model {model!r}")
+
+    def share_limits(self, parts: int) -> None:
+        """Use 1/``parts`` of the rate limits (a batch's shards split them)."""
+        self.limit_parts = max(1, parts)
+        self.limiter = self._limiter_for(self.model)
+
+    def use_limiter(self, limiter: Any) -> None:
+        """Wait on ``limiter`` (one shared with other processes) whatever the model."""
+        self.shared_limiter = self.limiter = limiter
+
+    @property
+    def model(self) -> str:
+        """The model in use (the configured one until it was replaced)."""
+        return self.models.current
+
+    @property
+    def configured_model(self) -> str:
+        """The model the settings ask for."""
+        return self.models.configured
+
+    @property
+    def switches(self) -> list[str]:
+        """One line for each switch of model, in order."""
+        return self.models.switches
+
+    @property
+    def notices(self) -> list[str]:
+        """What a user should hear before the work starts."""
+        return self.models.notices
+
+    async def _switch(self, failed: str, why: str, quota: bool) -> bool:
+        """Use another model than ``failed`` from now on (with its own limits)."""
+        before = self.model
+        switched = await self.models.switch(failed, why, quota, self.client.list_models)
+        if self.model != before:
+            self.limiter = self._limiter_for(self.model)
+        return switched
+
+    # -- requests --------------------------------------------------------------------------
 
     def limit_in_flight(self, requests: int) -> None:
         """Send at most ``requests`` requests at once (a batch's ``concurrency``): the
@@ -108,32 +232,31 @@ class LLMEvaluator:
         around them, so a batch keeps that many answers coming."""
         self.in_flight = asyncio.Semaphore(requests)
 
-    def answer_schema(self) -> dict[str, Any] | None:
-        """The strict JSON Schema for models that support it; None = JSON mode (or, where
+    def answer_schema(self, model: str | None = None) -> dict[str, Any] | None:
+        """The strict JSON Schema for models that take one; None = JSON mode (or, where
         the wire format has none, the backend's JSON-only instruction)."""
         mode = self.settings.structured_output
         if mode == "auto":
-            mode = "json_schema" if supports_strict_schema(self.name, self.model) \
+            mode = "json_schema" if self.capabilities(model or self.model).schema \
                 else "json_object"
         return STRICT_ANSWER_SCHEMA if mode == "json_schema" else None
 
     def request(self, messages: Sequence[Message], room: int,
                 schema: dict[str, Any] | None = None,
-                schema_name: str = "lead_evaluation") -> ChatRequest:
-        """The request: at most ``room`` output tokens and, for a reasoning model, how
-        hard to think; ``schema``: the strict answer schema, for another answer than
-        the evaluation (when the model takes strict schemas)."""
-        effort = None
-        if self.reasoning:
-            effort = self.settings.reasoning_effort
-            if self.name == "groq" and GROQ_QWEN.search(self.model):
-                effort = "default"
-        # OpenAI's reasoning models refuse any temperature but the default 1.
-        openai_reasoning = self.reasoning and self.name == "openai"
-        return ChatRequest(model=self.model, messages=tuple(messages), max_tokens=room,
-                           temperature=None if openai_reasoning else self.settings.temperature,
-                           schema=self.answer_schema() if schema is None or not
-                           self.answer_schema() else schema,
+                schema_name: str = "lead_evaluation", model: str | None = None
+                ) -> ChatRequest:
+        """The request to ``model`` (the one in use): at most ``room`` output tokens, the
+        sampling temperature and reasoning effort where the model takes them, and the
+        strict schema (``schema``, for another answer than the evaluation) where it takes
+        one."""
+        model = model or self.model
+        capabilities = self.capabilities(model)
+        effort = capabilities.effort(self.settings.reasoning_effort)
+        sampling = capabilities.sampling and model.lower() not in self.no_sampling
+        strict = self.answer_schema(model)
+        return ChatRequest(model=model, messages=tuple(messages), max_tokens=room,
+                           temperature=self.settings.temperature if sampling else None,
+                           schema=strict if schema is None or strict is None else schema,
                            schema_name=schema_name, reasoning_effort=effort)
 
     def budget(self, messages: Sequence[Message], answer: int) -> int:
@@ -145,109 +268,155 @@ class LLMEvaluator:
         thinking = REASONING_TOKENS[self.settings.reasoning_effort] if self.reasoning else 0
         return min(room, ANSWER_TOKENS + thinking)
 
-    async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
-        """The model's verdict on the facts and the pages' text, held to the facts."""
-        content, removed = prompt_content(facts)
+    def request_cap(self) -> int | None:
+        """The most tokens one request may count (prompt and room) for the model in use:
+        its whole tokens-per-minute limit (not a shard's share of it), or the limit a
+        refusal named, if lower."""
+        caps = [cap for cap in (self.limits(self.model)["tpm"],
+                                self.refused_at.get(self.model.lower())) if cap]
+        return min(caps) if caps else None
+
+    def high_tokens(self, messages: Sequence[Message]) -> int:
+        """The prompt's tokens counted high (scaled by what a refusal taught)."""
+        return int(sum(estimate_tokens_high(m.text) for m in messages) * self.scale) + 1
+
+    # -- judging ---------------------------------------------------------------------------
+
+    def prompt(self, facts: SiteFacts, hits: Sequence[Hit], text: str | None = None
+               ) -> tuple[list[Message], str, list[str]]:
+        """The messages for ``facts`` (the pages' ``text`` given, or all of it), the
+        content they fence, and the sentences taken out of its facts section."""
+        content, removed = prompt_content(facts, text)
         messages = [Message(m["role"], m["content"]) for m in build_messages(
             fence(content), [h.text for h in hits], system_prompt=self.system_prompt)]
-        tokens = {"prompt_estimate": sum(estimate_tokens(m.text) for m in messages),
-                  "prompt": 0, "completion": 0}
-        calls = {"paid": 0, "cached": 0}
-        answer = await self.complete(messages, tokens, calls)
+        return messages, content, removed
+
+    def fitted(self, facts: SiteFacts, hits: Sequence[Hit]
+               ) -> tuple[list[Message], str, list[str], str | None]:
+        """:meth:`prompt`, with the pages' text cut where the request would not fit the
+        model's tokens-per-minute limit; the warning that says so, if it was cut."""
+        messages, content, removed = self.prompt(facts, hits)
+        cap = self.request_cap()
+        if cap is None:
+            return messages, content, removed, None
+        allowed = int(cap * FIT_SHARE) - self.settings.max_completion_tokens
+        text, length = facts.text, len(facts.text)
+        for _ in range(6):
+            over = self.high_tokens(messages) - allowed
+            if over <= 0 or not text:
+                break
+            own = max(1, int(estimate_tokens_high(text) * self.scale))
+            text = text[:max(0, int(len(text) * (own - over) / own) - 16)]
+            messages, content, removed = self.prompt(facts, hits, text)
+        if len(text) == length:
+            return messages, content, removed, None
+        return messages, content, removed, (
+            f"the pages' text was cut from {length:,} to {len(text):,} characters to fit "
+            f"{self.name}'s limit of {cap:,} tokens per minute for {self.model!r}")
+
+    async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
+        """The model's verdict on the facts and the pages' text, held to the facts."""
+        messages, content, removed, cut = self.fitted(facts, hits)
+        usage = Usage(tokens={"prompt_estimate": sum(estimate_tokens(m.text)
+                                                     for m in messages),
+                              "prompt": 0, "completion": 0})
+        try:
+            answer = await self.complete(messages, usage)
+        except RequestTooLarge as exc:
+            # The provider counts this page's tokens higher than the estimate: learn by
+            # how much, cut the text to fit, and ask once more.
+            counted = max(1, exc.requested - exc.room)
+            self.scale = max(self.scale, self.scale * counted / max(1, exc.estimate) * 1.05)
+            self.refused_at[self.model.lower()] = exc.limit
+            messages, content, removed, cut = self.fitted(facts, hits)
+            answer = await self.complete(messages, usage)
         try:
             judgement = parse_judgement(answer)
         except ValueError as first_error:
             messages += [Message("assistant", answer),
                          Message("user", REPAIR_PROMPT.format(errors=first_error))]
-            answer = await self.complete(messages, tokens, calls)
+            answer = await self.complete(messages, usage)
             try:
                 judgement = parse_judgement(answer)
             except ValueError as error:
-                raise LLMError(f"{self.name} model {self.model!r} did not return a valid "
-                               f"evaluation after one repair attempt: {error}") from None
-        cached = calls["paid"] == 0
-        fields, warnings = self.hold_to_facts(judgement.model_dump(), facts, content, removed)
-        return Verdict(**fields, warnings=warnings, tokens=tokens, cached=cached,
-                       cost_usd=0.0 if cached else price(self.settings, self.model, tokens))
+                raise LLMError(f"{self.name} model {usage.model or self.model!r} did not "
+                               "return a valid evaluation after one repair attempt: "
+                               f"{error}") from None
+        model = usage.model or self.model
+        fields, warnings = hold_to_facts(judgement.model_dump(), facts, content, removed,
+                                        self.rules)
+        instead = self.models.reason(model)
+        if instead is not None:
+            warnings.insert(0, instead)
+        if cut:
+            warnings.append(cut)
+        cached = usage.paid == 0
+        return Verdict(**fields, warnings=warnings, tokens=usage.tokens, cached=cached,
+                       model=model, cost_usd=0.0 if cached else price(
+                           self.settings, self.name, model, usage.tokens))
 
-    def hold_to_facts(self, fields: dict[str, Any], facts: SiteFacts, content: str,
-                      removed: list[str]) -> tuple[dict[str, Any], list[str]]:
-        """The answer's fields corrected where the facts say otherwise, and a warning for
-        each correction (and for each tag look-alike or sentence taken out of the facts
-        section the model was sent)."""
-        known = [quote.casefold() for quote in facts.injections]
-        # A sentence in a value is already reported where the page holds it; the facts
-        # line around it ("Address: ...") may make the sentence longer.
-        warnings = [f"possible prompt injection removed from the site's facts: {quote[:200]!r}"
-                    for quote in removed if not any(k in quote.casefold() for k in known)]
-        tags = escape_fence_tags(content)[1]
-        warnings += [f"a fence-tag look-alike was escaped in the content: {tag[:200]!r}"
-                     for tag in tags]
-        # The page addressed an AI somewhere: its text, hidden text, metadata, facts, or
-        # by imitating the fence. Whatever reached the model may have swayed it.
-        addressed_ai = facts.addressed_ai or bool(tags or removed)
-        if find_injections(fields["business_name"]):
-            name = facts.identity.name
-            warnings.append(f"the model's business_name addresses an AI "
-                            f"({fields['business_name'][:200]!r}); replaced by {name!r}")
-            fields["business_name"] = name
-        if self.rules is not None:
-            score, why = bound_fit_score(fields["fit_score"], facts, self.rules.rubric,
-                                         addressed_ai=addressed_ai)
-            if why:
-                warnings.append(why)
-                fields["fit_score"] = score
-        exclusion = facts.exclusion
-        # An excluded service is never pitched, whatever the model says.
-        if exclusion is not None and fields["primary_service"] in exclusion.never_sell:
-            warnings.append(
-                f"the model pitched {fields['primary_service']!r}, which the knowledge "
-                f"base excludes for a {exclusion.industry}; replaced by "
-                f"{exclusion.recommend!r}")
-            fields["primary_service"] = exclusion.recommend
-        return fields, warnings
+    async def complete(self, messages: list[Message], usage: Usage,
+                       check: Callable[[str], object] | None = None,
+                       schema: dict[str, Any] | None = None,
+                       schema_name: str = "lead_evaluation") -> str:
+        """The answer to ``messages`` (from the cache when it holds one), from the model
+        in use or, when it is gone or out of quota, the one that replaces it; ``check``
+        raises ValueError on an answer not worth caching (default: not a valid
+        evaluation). ``usage`` is told what it cost and which model answered."""
+        while True:
+            model = self.model
+            try:
+                return await self._complete(model, messages, usage,
+                                            check or parse_judgement, schema, schema_name)
+            except _ModelGone as gone:
+                if not await self._switch(model, gone.why, quota=False):
+                    raise gone.error from None
+            except QuotaExhausted as exc:
+                if not await self._switch(model, "used up its daily quota", quota=True):
+                    raise exc from None
 
-    async def complete(self, messages: list[Message], tokens: dict[str, int],
-                        calls: dict[str, int], check: Callable[[str], object] | None = None,
-                        schema: dict[str, Any] | None = None,
-                        schema_name: str = "lead_evaluation") -> str:
-        """The model's answer to ``messages`` (from the cache when it holds one);
-        ``check`` raises ValueError on an answer not worth caching (default: not a valid
-        evaluation)."""
-        check = check or parse_judgement
+    async def _complete(self, model: str, messages: list[Message], usage: Usage,
+                        check: Callable[[str], object], schema: dict[str, Any] | None,
+                        schema_name: str) -> str:
         room = self.settings.max_completion_tokens
-        request = self.request(messages, room, schema, schema_name)
+        request = self.request(messages, room, schema, schema_name, model)
         key = {**request.as_key(), "provider": self.name, "base_url": self.base_url,
                "backend": self.provider.backend}
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                calls["cached"] += 1
-                for name in ("prompt", "completion", "reasoning"):
-                    if name in hit["usage"]:
-                        tokens[name] = tokens.get(name, 0) + int(hit["usage"][name])
+                usage.cached += 1
+                usage.model = model
+                usage.add({name: int(hit["usage"][name])
+                           for name in ("prompt", "completion", "reasoning")
+                           if name in hit["usage"]})
                 return str(hit["content"])
-        response = await self._post(request, self.expected_answer(room), tokens, calls)
-        usage = _usage(response)
+        response = await self._post(request, self.expected_answer(room), usage)
+        counts = _usage(response)
         if response.cut:
             # Cut short (a reasoning model may spend all its room thinking): the text is
-            # no answer to repair, so ask once more with twice the room.
+            # no answer to repair, so ask once more with twice the room (within the
+            # tokens-per-minute limit).
+            cap = self.request_cap()
             room *= 2
+            if cap is not None:
+                room = max(request.max_tokens,
+                           min(room, int(cap * FIT_SHARE) - self.high_tokens(messages)))
             # It needed more than its room: budget what it wrote plus an answer (the
             # whole room when the server did not say).
             used = response.completion_tokens
             expected = min(room, used + ANSWER_TOKENS) if used else room
-            response = await self._post(replace(request, max_tokens=room), expected,
-                                        tokens, calls)
+            response = await self._post(replace(request, max_tokens=room), expected, usage)
             for name, count in _usage(response).items():
-                usage[name] = usage.get(name, 0) + count
+                counts[name] = counts.get(name, 0) + count
             if response.cut:
                 lower = " or lower LEADENGINE_REASONING_EFFORT" if self.reasoning else ""
                 client = self.client
-                raise LLMError(f"{self.name} model {self.model!r} ran out of room "
+                raise LLMError(f"{self.name} model {model!r} ran out of room "
                                f"({client.stop_field}={response.finish_reason}, "
                                f"{client.room_field}={room}): "
                                f"raise LEADENGINE_MAX_COMPLETION_TOKENS{lower}")
+        usage.model = model
         content = response.content
         if self.cache is not None:
             try:
@@ -256,76 +425,74 @@ class LLMEvaluator:
                 return content  # only valid answers are worth keeping
             # Kept under the first request's key, so the next identical run gets the
             # answer without first paying for the cut one again.
-            self.cache.put(key, content, usage)
+            self.cache.put(key, content, counts)
         return content
 
-    async def _post(self, request: ChatRequest, answer: int, tokens: dict[str, int],
-                    calls: dict[str, int]) -> ChatResult:
-        """One paid request within the rate limits; its usage added to ``tokens``."""
-        budget = self.budget(request.messages, answer)
-        await self.limiter.acquire(budget)
-        try:
-            if self.in_flight is None:
-                response = await self.client.complete(request)
-            else:
-                async with self.in_flight:
+    async def _post(self, request: ChatRequest, answer: int, usage: Usage) -> ChatResult:
+        """One paid request within the rate limits; its usage added to ``usage``. A
+        model that refuses the sampling temperature is asked again without it."""
+        while True:
+            budget = self.budget(request.messages, answer)
+            await self.limiter.acquire(budget)
+            try:
+                if self.in_flight is None:
                     response = await self.client.complete(request)
-        except ChatError as exc:
-            raise self._failure(exc) from None
-        calls["paid"] += 1
+                else:
+                    async with self.in_flight:
+                        response = await self.client.complete(request)
+            except ChatError as exc:
+                if request.temperature is not None and sampling_refused(exc):
+                    self.no_sampling.add(request.model.lower())
+                    request = replace(request, temperature=None)
+                    continue
+                raise self._refusal(exc, request) from None
+            break
+        usage.paid += 1
         self.limiter.settle(budget, response.prompt_tokens + response.completion_tokens)
-        for name, count in _usage(response).items():
-            tokens[name] = tokens.get(name, 0) + count
+        usage.add(_usage(response))
         return response
 
-    def _failure(self, exc: ChatError) -> LeadEngineError:
+    def _refusal(self, exc: ChatError, request: ChatRequest) -> Exception:
+        """What a request that failed for good means: the model is gone (the evaluator
+        may switch), its day's quota is used up, the request is too large for the
+        tokens-per-minute limit, or a one-line error that says what to fix."""
+        model = request.model
+        if model_gone(exc):
+            return _ModelGone(why_gone(exc), self._failure(exc, model))
+        if daily_limit(exc):
+            return QuotaExhausted(f"{self.name} model {model!r} has used up its daily "
+                                  f"quota: {exc.message[:200]}")
+        sizes = too_large(exc)
+        if sizes is not None:
+            limit, requested = sizes
+            return RequestTooLarge(f"{self.name} refused a request of {requested:,} tokens "
+                                   f"for {model!r} (its limit is {limit:,} tokens per "
+                                   "minute)", limit, requested,
+                                   self.high_tokens(request.messages), request.max_tokens)
+        return self._failure(exc, model)
+
+    def _failure(self, exc: ChatError, model: str) -> LeadEngineError:
         """The one-line error for a request that failed for good, saying what to fix."""
         common = transport_failure(exc, self.settings, self.provider, self.base_url)
         if common is not None:
             return common
-        retired = exc.status == 400 and (exc.code == "model_decommissioned"
-                                         or "decommissioned" in exc.message.lower())
-        missing = exc.status == 404 and (exc.code == "model_not_found"
-                                         or "model" in exc.message.lower())
-        if retired or missing:
+        if model_gone(exc):
             how = f"HTTP {exc.status} {exc.code}" if exc.code else f"HTTP {exc.status}"
-            if missing:
+            retired = "decommission" in exc.message.lower() or \
+                exc.code == "model_decommissioned"
+            if not retired:
                 how += "; it may have been retired"
             what = "has retired model" if retired else "has no model"
-            return ConfigError(f"{self.name} {what} {self.model!r} ({how}): choose another "
-                               "with --model or LEADENGINE_MODEL; list them with: "
-                               f"{models_command(self.name, self.settings.base_url)}")
+            off = "" if self.settings.fallback else " (fallback is off)"
+            return ModelUnavailable(
+                f"{self.name} {what} {model!r} ({how}){off}: choose another with --model "
+                "or LEADENGINE_MODEL; list them with: "
+                f"{models_command(self.name, self.settings.base_url)}")
         if exc.status == 404:
             return ConfigError(f"{self.name} has no chat-completions endpoint at "
                                f"{self.base_url} (HTTP 404: {exc.message}): check --base-url "
                                "/ LEADENGINE_BASE_URL")
         return LLMError(f"{self.name} returned HTTP {exc.status}: {exc.message}")
-
-
-def bound_fit_score(score: int, facts: SiteFacts, rubric: Rubric, *,
-                    addressed_ai: bool) -> tuple[int, str | None]:
-    """The model's fit score held to the facts, and the warning when it had to be
-    lowered (None when it stands).
-
-    The ceiling is the fact-based score (the offline rubric on the same site) plus
-    :data:`FACT_MARGIN`, and never above a rubric cap that the facts trigger (out of
-    market, location not stated, excluded industry, nothing identified). When the page
-    addressed an AI the ceiling is the fact-based score itself: a model that may have
-    been swayed gets no benefit of the doubt. A score below the ceiling stands: the
-    model may see a reason to rate a lead lower that the rules cannot."""
-    fact = fact_score(facts, rubric)
-    ceiling, why = min(100, fact + FACT_MARGIN), (
-        f"more than {FACT_MARGIN} points above the fact-based score of {fact} (the "
-        "knowledge base's rubric applied to the site's signals)")
-    for cap, reason in fit_caps(facts, rubric):
-        if cap < ceiling:
-            ceiling, why = cap, f"the rubric caps {reason} at {cap}"
-    if addressed_ai and fact < ceiling:
-        ceiling, why = fact, (f"the page addresses an AI (possible prompt injection), so "
-                              f"the score may not exceed the fact-based score of {fact}")
-    if score <= ceiling:
-        return score, None
-    return ceiling, f"fit_score lowered from {score} to {ceiling}: {why}"
 
 
 def _usage(response: ChatResult) -> dict[str, int]:
@@ -337,33 +504,11 @@ def _usage(response: ChatResult) -> dict[str, int]:
     return usage
 
 
-def price(settings: Settings, model: str, tokens: dict[str, int]) -> float | None:
-    """USD for the tokens used, from the price table (None when the model is not in it)."""
-    rates = settings.prices.get(model)
+def price(settings: Settings, provider: str, model: str, tokens: dict[str, int]
+          ) -> float | None:
+    """USD for the tokens used, at the model's price (None when it is not known)."""
+    rates = settings.price_of(provider, model)
     if rates is None:
         return None
     per_input, per_output = rates
     return round((tokens["prompt"] * per_input + tokens["completion"] * per_output) / 1e6, 8)
-
-
-def parse_judgement(answer: str) -> LLMAnswer:
-    """The six fields from a model's answer; ValueError says what is wrong, briefly."""
-    text = answer.strip()
-    fenced = _FENCED.match(text)
-    if fenced:
-        text = fenced.group(1)
-    if not text:
-        raise ValueError("the answer was empty")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-                         ) from None
-    if not isinstance(data, dict):
-        raise ValueError("the JSON is not an object")
-    try:
-        return LLMAnswer.model_validate(data)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'object'}: {e['msg']}"
-                             for e in exc.errors())
-        raise ValueError(problems) from None

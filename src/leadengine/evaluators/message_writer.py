@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, ValidationError
 
 from leadengine.errors import LeadEngineError
-from leadengine.evaluators.chat import Message
+from leadengine.evaluators.chat import Message, Usage
 from leadengine.outreach import OutreachMessage
 from leadengine.rules import MAX_CHAT
 
@@ -155,9 +155,10 @@ async def write_message(evaluator: LLMEvaluator, facts: SiteFacts, draft: Outrea
                     language=LANGUAGE_NAMES.get(language, "English"))),
                 Message("user", "FACTS:\n" + "\n".join(f"- {line}" for line in lines)
                         + "\n\nTEAM'S DRAFT:\n" + draft_text)]
-    tokens: dict[str, int] = {"prompt": 0, "completion": 0}
+    usage = Usage()
+    tokens = usage.tokens
     try:
-        answer = await evaluator.complete(messages, tokens, {"paid": 0, "cached": 0},
+        answer = await evaluator.complete(messages, usage,
                                           check=parse_message, schema=MESSAGE_SCHEMA,
                                           schema_name="outreach_message")
         written = parse_message(answer)

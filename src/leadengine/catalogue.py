@@ -1,0 +1,442 @@
+"""The model catalogue: each provider's models as data (``data/models.toml``).
+
+For every model a provider serves, what the engine needs to know and what changes every
+few months: its lifecycle (active, preview, legacy, deprecated, retired, with dates and
+the replacement the provider names), its price, its context and output limits, what a
+request may carry (a strict JSON schema and through which field, sampling parameters,
+reasoning effort and its values, prefill), its rate limits, and the page each entry was
+read from and when. Families (a regular expression on the id) give capabilities to
+models no entry names: an Ollama tag, a vLLM deployment, a dated snapshot.
+
+A user's catalogue (the ``catalogue`` setting, a TOML file of the same shape) is read
+over the bundled one: its ``[defaults]`` replace these, a ``[[model]]`` entry for a
+model the bundled file has replaces the fields it sets, a new one is added, and its
+families are tried first. Every entry is checked when read; a missing field or a bad
+date is one :class:`~leadengine.errors.ConfigError` line naming the file and the entry.
+
+Only the standard library is imported; the files are read once per process (and again
+when the user's file changes).
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from leadengine.errors import ConfigError
+
+#: The catalogue shipped with the package.
+BUNDLED = Path(__file__).resolve().parent / "data" / "models.toml"
+#: Lifecycle states, from most to least usable.
+STATUSES = ("active", "preview", "legacy", "deprecated", "retired")
+#: Where a strict JSON schema goes in a request.
+SCHEMA_FIELDS = ("response_format", "output_config")
+#: Request fields that set how hard a reasoning model thinks.
+REASONING_FIELDS = ("reasoning_effort", "output_config.effort")
+#: Days before its retirement that a configured model is warned about.
+WARN_DAYS = 30
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a request to a model may carry."""
+
+    #: Where a strict JSON schema goes (``response_format``, ``output_config``); None:
+    #: the model takes none (JSON mode, or an instruction, is used instead).
+    schema: str | None = None
+    #: False: temperature, top_p and top_k are refused (HTTP 400).
+    sampling: bool = True
+    #: False: the conversation must end with a user turn (no assistant prefill). None:
+    #: not known.
+    prefill: bool | None = None
+    #: The request field that sets the reasoning effort; None: not a reasoning model.
+    reasoning: str | None = None
+    #: The values that field accepts.
+    efforts: tuple[str, ...] = ()
+
+    def effort(self, wanted: str) -> str | None:
+        """The effort value to send for the user's ``wanted`` (low/medium/high): it, when
+        accepted; else the model's ``default``; else the closest accepted level; None
+        for a model that takes no effort."""
+        if self.reasoning is None:
+            return None
+        if not self.efforts or wanted in self.efforts:
+            return wanted
+        if "default" in self.efforts:
+            return "default"
+        order = ("minimal", "low", "medium", "high", "xhigh", "max")
+        levels = [e for e in self.efforts if e in order]
+        if not levels:
+            return None
+        at = order.index(wanted) if wanted in order else 2
+        return min(levels, key=lambda e: abs(order.index(e) - at))
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One model of one provider, as the catalogue knows it."""
+
+    provider: str
+    id: str
+    status: str
+    source: str
+    checked: datetime.date
+    aliases: tuple[str, ...] = ()
+    deprecated: datetime.date | None = None
+    retires: datetime.date | None = None
+    replacement: str | None = None
+    #: USD per million (input, output) tokens.
+    price: tuple[float, float] | None = None
+    context: int | None = None
+    max_output: int | None = None
+    #: What the entry says a request may carry; :attr:`given` names the fields it sets
+    #: (the others come from the family its id matches, as for a model with no entry).
+    capabilities: Capabilities = field(default_factory=Capabilities)
+    given: frozenset[str] = frozenset()
+    rpm: int | None = None
+    tpm: int | None = None
+    rpd: int | None = None
+    tpd: int | None = None
+    tier: str | None = None
+    note: str | None = None
+
+    def status_on(self, day: datetime.date) -> str:
+        """The status on ``day``: past its retirement date a model is retired, whatever
+        the entry's status says (the catalogue ages without being edited)."""
+        if self.retires is not None and self.retires <= day:
+            return "retired"
+        return self.status
+
+    def days_left(self, day: datetime.date) -> int | None:
+        """Days from ``day`` until it retires (None: no date announced)."""
+        return None if self.retires is None else (self.retires - day).days
+
+
+@dataclass(frozen=True)
+class Family:
+    """Capabilities for the models whose id matches ``pattern``."""
+
+    pattern: re.Pattern[str]
+    providers: tuple[str, ...]
+    capabilities: Capabilities
+    source: str
+    checked: datetime.date
+
+    def matches(self, provider: str, model: str) -> bool:
+        return (not self.providers or provider in self.providers) and \
+            self.pattern.search(model) is not None
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The models of every provider, their defaults, and the families."""
+
+    #: The day the catalogue as a whole was last checked.
+    checked: datetime.date
+    #: Provider -> the model used when none is chosen.
+    defaults: dict[str, str]
+    #: (provider, id or alias) -> entry.
+    models: dict[tuple[str, str], ModelEntry]
+    families: tuple[Family, ...]
+    #: The files it was read from, bundled first.
+    files: tuple[str, ...]
+
+    def entry(self, provider: str, model: str) -> ModelEntry | None:
+        """The entry for ``model`` of ``provider`` (by id or alias; case-insensitive)."""
+        return self.models.get((provider, model.lower()))
+
+    def default(self, provider: str) -> str | None:
+        return self.defaults.get(provider)
+
+    def capabilities(self, provider: str, model: str) -> Capabilities:
+        """What a request to ``model`` may carry: what its entry says, and for what the
+        entry leaves unsaid the first family's that matches, else nothing special (no
+        strict schema, not a reasoning model)."""
+        found = next((family.capabilities for family in self.families
+                      if family.matches(provider, model)), Capabilities())
+        known = self.entry(provider, model)
+        if known is not None and known.given:
+            found = replace(found, **{name: getattr(known.capabilities, name)
+                                      for name in known.given})
+        return found
+
+    def price(self, provider: str, model: str) -> tuple[float, float] | None:
+        known = self.entry(provider, model)
+        return None if known is None else known.price
+
+    def of(self, provider: str) -> list[ModelEntry]:
+        """The provider's entries, each once, in the order of the files."""
+        seen: dict[str, ModelEntry] = {}
+        for (name, _), known in self.models.items():
+            if name == provider:
+                seen.setdefault(known.id, known)
+        return list(seen.values())
+
+    def replacement(self, provider: str, model: str, day: datetime.date) -> str | None:
+        """The provider's named replacement for ``model``, followed while it is itself
+        retired on ``day`` (a chain of retirements); None when there is none."""
+        current, seen = model, {model.lower()}
+        while True:
+            known = self.entry(provider, current)
+            if known is None or not known.replacement:
+                return None if current == model else current
+            current = known.replacement
+            if current.lower() in seen:
+                return None
+            seen.add(current.lower())
+            follower = self.entry(provider, current)
+            if follower is None or follower.status_on(day) != "retired":
+                return current
+
+    def notice(self, provider: str, model: str, day: datetime.date,
+               within: int = WARN_DAYS) -> str | None:
+        """One line about a configured model that is retired, deprecated or retires
+        within ``within`` days of ``day``; None when there is nothing to say."""
+        known = self.entry(provider, model)
+        if known is None:
+            return None
+        status, left = known.status_on(day), known.days_left(day)
+        instead = self.replacement(provider, model, day) or known.replacement
+        advice = (f"; replacement: {instead} (--model {instead} or LEADENGINE_MODEL)"
+                  if instead else "; choose another with --model or LEADENGINE_MODEL")
+        if status == "retired":
+            when = f" on {known.retires.isoformat()}" if known.retires else ""
+            return f"{provider} model {model!r} retired{when}{advice}"
+        if status == "deprecated" or (left is not None and left <= within):
+            when = (f"retires on {known.retires.isoformat()} (in {left} days)"
+                    if known.retires is not None and left is not None
+                    else "is deprecated (no retirement date announced)")
+            return f"{provider} model {model!r} {when}{advice}"
+        return None
+
+
+def load(user_file: Path | None = None) -> Catalogue:
+    """The bundled catalogue with ``user_file`` read over it (cached per process, read
+    again when the file changes); :class:`ConfigError` names the file and the entry."""
+    if user_file is None:
+        return _load(None, None)
+    try:
+        stat = user_file.stat()
+    except OSError as exc:
+        raise ConfigError(f"{user_file}: cannot read the model catalogue "
+                          f"({exc.strerror or exc})") from None
+    return _load(str(user_file), (stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=8)
+def _load(user_file: str | None, _version: tuple[int, int] | None) -> Catalogue:
+    catalogue = _read(BUNDLED, None)
+    if user_file is not None:
+        catalogue = _read(Path(user_file), catalogue)
+    return catalogue
+
+
+# -- reading and checking ----------------------------------------------------------------
+
+#: The fields of a [[model]] entry and their kinds.
+_MODEL_KEYS = {
+    "provider": "text", "id": "text", "aliases": "texts", "status": "status",
+    "deprecated": "date", "retires": "date", "replacement": "text", "price": "price",
+    "context": "count", "max_output": "count", "schema": "schema", "sampling": "flag",
+    "prefill": "flag", "reasoning": "reasoning", "efforts": "texts", "rpm": "count",
+    "tpm": "count", "rpd": "count", "tpd": "count", "tier": "text", "source": "text",
+    "checked": "date", "note": "text",
+}
+_FAMILY_KEYS = {"match": "pattern", "providers": "texts", "schema": "schema",
+                "sampling": "flag", "prefill": "flag", "reasoning": "reasoning",
+                "efforts": "texts", "source": "text", "checked": "date"}
+#: Required in every entry of any file; ``status`` too in a model's first entry.
+_REQUIRED = ("provider", "id", "source", "checked")
+_CAPABILITY_KEYS = ("schema", "sampling", "prefill", "reasoning", "efforts")
+
+
+class _Bad(ValueError):
+    """A value a check refuses; its text says what is allowed."""
+
+
+def _read(path: Path, base: Catalogue | None) -> Catalogue:
+    where = str(path)
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read the model catalogue "
+                          f"({exc.strerror or exc})") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{where}: not a valid TOML model catalogue ({exc})") from None
+    unknown = set(document) - {"checked", "defaults", "model", "family"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown table or key {sorted(unknown)[0]!r} (a "
+                          "catalogue has checked, [defaults], [[model]] and [[family]])")
+    checked = _top_date(where, document, base)
+    defaults = dict(base.defaults) if base is not None else {}
+    raw_defaults = document.get("defaults", {})
+    if not isinstance(raw_defaults, dict) or not all(
+            isinstance(v, str) and v.strip() for v in raw_defaults.values()):
+        raise ConfigError(f"{where}: [defaults] must map providers to model names, e.g. "
+                          'groq = "openai/gpt-oss-120b"')
+    defaults.update({k: v.strip() for k, v in raw_defaults.items()})
+    models = dict(base.models) if base is not None else {}
+    for number, raw in enumerate(_tables(where, document, "model"), start=1):
+        _add_model(models, _model(where, number, raw, models))
+    families = tuple(_family(where, number, raw)
+                     for number, raw in enumerate(_tables(where, document, "family"), 1))
+    if base is not None:
+        families += base.families
+    return Catalogue(checked=checked, defaults=defaults, models=models, families=families,
+                     files=(*(base.files if base is not None else ()), where))
+
+
+def _top_date(where: str, document: dict[str, Any], base: Catalogue | None
+              ) -> datetime.date:
+    if "checked" not in document:
+        if base is not None:
+            return base.checked
+        raise ConfigError(f"{where}: missing 'checked' (the day the catalogue was checked)")
+    try:
+        return _date(document["checked"])
+    except _Bad as exc:
+        raise ConfigError(f"{where}: checked {exc}") from None
+
+
+def _tables(where: str, document: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    tables = document.get(name, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ConfigError(f"{where}: {name} entries must be [[{name}]] tables")
+    return tables
+
+
+def _model(where: str, number: int, raw: dict[str, Any],
+           known: dict[tuple[str, str], ModelEntry]) -> ModelEntry:
+    """Entry ``number`` of ``where``, checked (and merged over the entry it replaces)."""
+    name = f"{raw.get('provider', '?')}/{raw.get('id', '?')}"
+    what = f"{where}: model {number} ({name})"
+    values = _checked(what, raw, _MODEL_KEYS)
+    for key in _REQUIRED:
+        if key not in values:
+            raise ConfigError(f"{what}: missing field {key!r}")
+    provider, model = values["provider"], values["id"]
+    before = known.get((provider, model.lower()))
+    if before is None and "status" not in values:
+        raise ConfigError(f"{what}: missing field 'status' (one of: {', '.join(STATUSES)})")
+    capabilities = {k: values.pop(k) for k in _CAPABILITY_KEYS if k in values}
+    if "efforts" in capabilities:
+        capabilities["efforts"] = tuple(capabilities["efforts"])
+    if "aliases" in values:
+        values["aliases"] = tuple(values["aliases"])
+    given = frozenset(capabilities)
+    if before is None:
+        return ModelEntry(**values, capabilities=Capabilities(**capabilities), given=given)
+    return replace(before, **values, given=before.given | given,
+                   capabilities=replace(before.capabilities, **capabilities))
+
+
+def _add_model(models: dict[tuple[str, str], ModelEntry], entry: ModelEntry) -> None:
+    for name in (entry.id, *entry.aliases):
+        models[(entry.provider, name.lower())] = entry
+
+
+def _family(where: str, number: int, raw: dict[str, Any]) -> Family:
+    what = f"{where}: family {number} ({raw.get('match', '?')})"
+    values = _checked(what, raw, _FAMILY_KEYS)
+    for key in ("match", "source", "checked"):
+        if key not in values:
+            raise ConfigError(f"{what}: missing field {key!r}")
+    capabilities = {k: values[k] for k in _CAPABILITY_KEYS if k in values}
+    if "efforts" in capabilities:
+        capabilities["efforts"] = tuple(capabilities["efforts"])
+    return Family(pattern=values["match"], providers=tuple(values.get("providers", ())),
+                  capabilities=Capabilities(**capabilities), source=values["source"],
+                  checked=values["checked"])
+
+
+def _checked(what: str, raw: dict[str, Any], keys: dict[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        kind = keys.get(key)
+        if kind is None:
+            raise ConfigError(f"{what}: unknown field {key!r} (known: {', '.join(keys)})")
+        try:
+            values[key] = _CHECKS[kind](value)
+        except _Bad as exc:
+            raise ConfigError(f"{what}: {key} = {value!r} {exc}") from None
+    return values
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _Bad("is not a non-empty text")
+    return value.strip()
+
+
+def _texts(value: Any) -> list[str]:
+    if not isinstance(value, list):
+        raise _Bad("is not a list of texts")
+    return [_text(v) for v in value]
+
+
+def _date(value: Any) -> datetime.date:
+    """A TOML date (``2026-11-30``) or the same as text."""
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise _Bad("is not a date (YYYY-MM-DD)")
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Bad("is not a whole number >= 0")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Bad("is not true or false")
+    return value
+
+
+def _price(value: Any) -> tuple[float, float]:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) and v >= 0
+                       for v in value)):
+        raise _Bad("is not [input, output] USD per million tokens, e.g. [0.15, 0.60]")
+    return float(value[0]), float(value[1])
+
+
+def _choice(choices: Iterable[str]) -> Any:
+    allowed = tuple(choices)
+
+    def check(value: Any) -> str:
+        if isinstance(value, str) and value.strip() in allowed:
+            return value.strip()
+        raise _Bad(f"is not one of: {', '.join(allowed)}")
+
+    return check
+
+
+def _pattern(value: Any) -> re.Pattern[str]:
+    try:
+        return re.compile(_text(value), re.I)
+    except re.error as exc:
+        raise _Bad(f"is not a regular expression ({exc})") from None
+
+
+_CHECKS: dict[str, Any] = {
+    "text": _text, "texts": _texts, "date": _date, "count": _count, "flag": _flag,
+    "price": _price, "status": _choice(STATUSES), "schema": _choice(SCHEMA_FIELDS),
+    "reasoning": _choice(REASONING_FIELDS), "pattern": _pattern,
+}
+
+# Every field of an entry is readable from a file (a test holds the two lists together).
+_ENTRY_FIELDS = {f.name for f in fields(ModelEntry)} - {"capabilities", "given"}
