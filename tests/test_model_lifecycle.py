@@ -661,3 +661,66 @@ def test_models_check_of_anthropic(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
             "output_config.effort: low|medium|high|xhigh|max, no prefill") in lines
     assert "price:        $2.00 in / $10.00 out per million tokens" in lines
     assert lines[-1] == "OK: 'claude-sonnet-5-5' (served, active)"
+
+
+# --- the limits a server reports --------------------------------------------------------
+
+def test_a_key_on_a_larger_plan_is_held_to_its_own_limits(fake_llm: FakeOpenAI,
+                                                           kb: KnowledgeBase) -> None:
+    """The catalogue's limits are Groq's free tier (30 RPM, 8,000 TPM, 1,000 RPD); a
+    Developer-plan key is told its own in every answer's headers
+    (x-ratelimit-limit-tokens: per minute; x-ratelimit-limit-requests: per day at Groq),
+    and those are held instead; what the user set stays."""
+    import dataclasses
+
+    headers = {"x-ratelimit-limit-tokens": "250000", "x-ratelimit-limit-requests": "500000",
+               "x-ratelimit-remaining-tokens": "249000"}
+    fake_llm.default = dataclasses.replace(Reply.json(GOOD), headers=headers)
+    settings = groq(fake_llm)
+    evaluator = make_evaluator(settings, kb)
+    assert isinstance(evaluator, LLMEvaluator)
+    limiter = evaluator.limiter
+    assert (limiter.tokens.capacity, limiter.day.limit) == (8_000, 1_000)
+    asyncio.run(evaluate_url(SITE, settings, kb, evaluator))
+    assert evaluator.limiter is limiter  # changed in place: what was spent counts
+    assert limiter.tokens is not None and limiter.tokens.capacity == 250_000
+    assert limiter.day is not None and limiter.day.limit == 500_000
+    # Above the free tier: its per-minute requests and per-day tokens are not held.
+    assert limiter.requests is None and limiter.day_tokens is None
+    assert evaluator.request_cap() == 250_000
+    # A limit the user set is theirs.
+    evaluator = make_evaluator(settings.with_options(llm_tpm=20_000), kb)
+    asyncio.run(evaluate_url(SITE, settings, kb, evaluator))
+    assert evaluator.limiter.tokens.capacity == 20_000  # type: ignore[union-attr]
+    # OpenAI's requests header counts per minute.
+    openai = Settings(provider="openai", base_url=fake_llm.base_url, use_cache=False,
+                      env={"OPENAI_API_KEY": "k"}, retrieval_method="keyword")
+    evaluator = make_evaluator(openai, kb)
+    asyncio.run(evaluate_url(SITE, openai, kb, evaluator))
+    assert evaluator.limiter.requests.capacity == 500_000  # type: ignore[union-attr]
+
+
+def test_a_batch_in_shards_switches_in_each_and_says_so_once(
+        sites: Any, fake_llm: FakeOpenAI, kb: KnowledgeBase, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two shard processes meet the retirement on their own: every row is stored, and the
+    summary and the run record name the switch once."""
+    from leadengine.batch import run_batch
+    from leadengine.store import Store
+
+    monkeypatch.setenv("LEADENGINE_WORKERS", "2")
+    fake_llm.models = ["openai/gpt-oss-120b", "openai/gpt-oss-20b"]
+    fake_llm.default = Reply.json(GOOD)
+    retire_after(fake_llm, "openai/gpt-oss-120b", 6, groq_not_found("openai/gpt-oss-120b"))
+    settings = groq(fake_llm, allow_private=True, host_delay=0.0, max_pages=0, llm_tpm=0,
+                    llm_rpm=0, workers=2)
+    store = Store(tmp_path / "leads.db")
+    summary = asyncio.run(run_batch(batch_input(sites, tmp_path, 40), settings, kb, store,
+                                    concurrency=4, per_host=8))
+    assert (summary.done, summary.failed) == (40, 0)
+    assert len(list(store.evaluations())) == 40
+    note = ("groq model 'openai/gpt-oss-120b' is not served (HTTP 404 model_not_found): "
+            "switched to 'openai/gpt-oss-20b'")
+    assert summary.switches == [note]
+    [run] = store.runs()
+    assert run["notes"] == note

@@ -38,12 +38,20 @@ class Provider:
     #: The wire format: ``openai`` (chat completions) or ``anthropic`` (Messages API);
     #: None for the offline evaluator, which sends nothing.
     backend: str | None = "openai"
+    #: What its ``x-ratelimit-limit-requests`` header counts: ``rpm`` (OpenAI) or ``rpd``
+    #: (Groq); None: not read. ``x-ratelimit-limit-tokens`` is tokens per minute at both.
+    requests_limit: str | None = None
 
 
 #: Providers by name. ``heuristic`` is the offline evaluator (no network, no key).
 PROVIDERS: dict[str, Provider] = {
-    "groq": Provider("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
-    "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    # https://console.groq.com/docs/rate-limits: "x-ratelimit-limit-requests: always
+    # refers to Requests Per Day (RPD)"; https://developers.openai.com/api/docs/guides/
+    # rate-limits: requests per minute.
+    "groq": Provider("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY",
+                     requests_limit="rpd"),
+    "openai": Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
+                       requests_limit="rpm"),
     "ollama": Provider("ollama", "http://localhost:11434/v1", None, key_required=False),
     # Whatever the endpoint serves: its own default when the user names none.
     "custom": Provider("custom", None, "LEADENGINE_API_KEY", "default", key_required=False),

@@ -41,6 +41,13 @@ class Bucket:
     def take(self, amount: float) -> None:
         self.level -= min(amount, self.capacity)
 
+    def resize(self, per_minute: float) -> None:
+        """Hold ``per_minute`` from now on, keeping what was spent."""
+        self.wait_for(0)  # brought up to date at the old rate
+        spent = self.capacity - self.level
+        self.capacity, self.rate = float(per_minute), per_minute / 60.0
+        self.level = self.capacity - spent
+
     def give_back(self, amount: float) -> None:
         """Return ``amount`` taken too many (negative: take more, going into debt that
         later requests wait out)."""
@@ -92,11 +99,39 @@ class RateLimiter:
         self.day = DayBudget(rpd, clock) if rpd else None
         self.day_tokens = DayBudget(tpd, clock, "token", "LEADENGINE_LLM_TPD") if tpd \
             else None
+        self.clock = clock
         self.name = name
         self.sleep = sleep
         self._lock: asyncio.Lock | None = None
         #: Total seconds spent waiting (reported by batch runs).
         self.waited = 0.0
+
+    def change(self, **limits: int | None) -> None:
+        """Hold other limits from now on (``rpm``, ``tpm``, ``rpd``, ``tpd``; None or 0 =
+        none), keeping what was spent under the ones that stay."""
+        clock = self.clock
+        for kind, attribute in (("rpm", "requests"), ("tpm", "tokens")):
+            if kind not in limits:
+                continue
+            value, bucket = limits[kind], getattr(self, attribute)
+            if not value:
+                setattr(self, attribute, None)
+            elif bucket is None:
+                setattr(self, attribute, Bucket(value, clock))
+            else:
+                bucket.resize(value)
+        for kind, attribute, unit, setting in (
+                ("rpd", "day", "request", "LEADENGINE_LLM_RPD"),
+                ("tpd", "day_tokens", "token", "LEADENGINE_LLM_TPD")):
+            if kind not in limits:
+                continue
+            value, budget = limits[kind], getattr(self, attribute)
+            if not value:
+                setattr(self, attribute, None)
+            elif budget is None:
+                setattr(self, attribute, DayBudget(value, clock, unit, setting))
+            else:
+                budget.limit = value
 
     def settle(self, budgeted: int, used: int) -> None:
         """Correct the token bucket once the provider has counted a request: a reasoning

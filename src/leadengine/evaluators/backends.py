@@ -14,10 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from leadengine.config import Provider, Settings
-from leadengine.errors import ConfigError, LeadEngineError, LLMError
+from leadengine.errors import ConfigError, LeadEngineError, LLMError, ModelUnavailable
 from leadengine.evaluators.anthropic import AnthropicChat
 from leadengine.evaluators.chat import ChatBackend, ChatError
 from leadengine.evaluators.openai_compat import OpenAIChat
+from leadengine.evaluators.switching import model_gone
 
 #: Wire format -> backend class, called with (base_url, api_key, timeout, max_retries,
 #: user_agent).
@@ -63,6 +64,36 @@ def transport_failure(exc: ChatError, settings: Settings, provider: Provider,
         return LLMError(f"{name} is rate limiting requests (HTTP 429) after "
                         f"{settings.llm_retries} retries: {exc.message}")
     return None
+
+
+def models_command(provider: str, base_url: str | None) -> str:
+    """The ``leadengine models`` command that lists what this endpoint serves."""
+    command = f"leadengine models --provider {provider}"
+    return f"{command} --base-url {base_url}" if base_url else command
+
+
+def request_failure(exc: ChatError, settings: Settings, provider: Provider,
+                    base_url: str | None, model: str) -> LeadEngineError:
+    """The one-line error for a chat request to ``model`` that failed for good, saying
+    what to fix (a model that is gone: :class:`ModelUnavailable`)."""
+    common = transport_failure(exc, settings, provider, base_url)
+    if common is not None:
+        return common
+    name = provider.name
+    if model_gone(exc):
+        how = f"HTTP {exc.status} {exc.code}" if exc.code else f"HTTP {exc.status}"
+        retired = "decommission" in exc.message.lower() or exc.code == "model_decommissioned"
+        if not retired:
+            how += "; it may have been retired"
+        what = "has retired model" if retired else "has no model"
+        off = "" if settings.fallback else " (fallback is off)"
+        return ModelUnavailable(
+            f"{name} {what} {model!r} ({how}){off}: choose another with --model or "
+            f"LEADENGINE_MODEL; list them with: {models_command(name, settings.base_url)}")
+    if exc.status == 404:
+        return ConfigError(f"{name} has no chat-completions endpoint at {base_url} (HTTP 404: "
+                           f"{exc.message}): check --base-url / LEADENGINE_BASE_URL")
+    return LLMError(f"{name} returned HTTP {exc.status}: {exc.message}")
 
 
 @dataclass(frozen=True)

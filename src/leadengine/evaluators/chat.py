@@ -88,6 +88,10 @@ class ChatResult:
     #: The answer was cut at ``max_tokens`` (OpenAI's ``length``, Anthropic's
     #: ``max_tokens``): no answer to repair, ask again with more room.
     cut: bool = False
+    #: The limits the server says this key has for the model (its rate-limit headers):
+    #: ``tokens`` per minute, and ``requests`` (per minute at OpenAI, per day at Groq:
+    #: the provider says which, :attr:`~leadengine.providers.Provider.requests_limit`).
+    limits: dict[str, int] = field(default_factory=dict, hash=False)
 
 
 @dataclass
@@ -169,10 +173,15 @@ class HttpBackend:
 
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """POST ``body``; the decoded JSON answer, or ChatError."""
+        return (await self.post(url, body))[0]
+
+    async def post(self, url: str, body: dict[str, Any]) -> tuple[Any, httpx.Headers]:
+        """POST ``body``; the decoded JSON answer and the response's headers, or
+        ChatError."""
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         response = await self._send("POST", url, data)
         try:
-            return response.json()
+            return response.json(), response.headers
         except ValueError:
             raise self.failure("the answer is not JSON", response) from None
 
@@ -320,6 +329,18 @@ def _retry_after(response: httpx.Response) -> float | None:
 #: A 429 that names the day's limit (Groq's "on requests per day (RPD)", "on tokens per
 #: day (TPD)"): not worth another try today.
 _DAILY_LIMIT = re.compile(rb"per day|\((?:RPD|TPD)\)", re.I)
+
+
+def header_limits(headers: httpx.Headers) -> dict[str, int]:
+    """The limits in OpenAI-style rate-limit headers (``x-ratelimit-limit-tokens``,
+    ``x-ratelimit-limit-requests``): https://console.groq.com/docs/rate-limits,
+    https://developers.openai.com/api/docs/guides/rate-limits."""
+    found = {}
+    for name in ("tokens", "requests"):
+        value = headers.get(f"x-ratelimit-limit-{name}", "")
+        if value.isdigit() and int(value) > 0:
+            found[name] = int(value)
+    return found
 
 
 def _day_is_over(response: httpx.Response) -> bool:

@@ -32,12 +32,11 @@ from leadengine.errors import (
     ConfigError,
     LeadEngineError,
     LLMError,
-    ModelUnavailable,
     QuotaExhausted,
 )
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA, Verdict
 from leadengine.evaluators.answers import hold_to_facts, parse_judgement
-from leadengine.evaluators.backends import base_url_of, make_backend, transport_failure
+from leadengine.evaluators.backends import base_url_of, make_backend, request_failure
 from leadengine.evaluators.cache import ResponseCache
 from leadengine.evaluators.chat import (
     ChatBackend,
@@ -47,6 +46,7 @@ from leadengine.evaluators.chat import (
     Message,
     Usage,
 )
+from leadengine.evaluators.limits import RateLimits
 from leadengine.evaluators.switching import (
     ModelChoice,
     daily_limit,
@@ -80,12 +80,6 @@ REPAIR_PROMPT = (
     "business_type, primary_service, fit_score (integer 0-100), reasoning and "
     "outreach_angle."
 )
-
-
-def models_command(provider: str, base_url: str | None) -> str:
-    """The ``leadengine models`` command that lists what this endpoint serves."""
-    command = f"leadengine models --provider {provider}"
-    return f"{command} --base-url {base_url}" if base_url else command
 
 
 class RequestTooLarge(LLMError):
@@ -148,13 +142,11 @@ class LLMEvaluator:
         #: the tokens-per-minute limit the refusal named, by model.
         self.scale = 1.0
         self.refused_at: dict[str, int] = {}
-        #: This evaluator's share of the limits (a batch's shards split them) and a
-        #: limiter shared with other processes (the Ray engine's), if any.
-        self.limit_parts = 1
-        self.shared_limiter: Any = None
+        #: The rate limits of each model, and the limiter in use.
+        self.rate_limits = RateLimits(settings, provider, self.catalogue)
         self._capabilities: dict[str, Capabilities] = {}
         self.models.start()
-        self.limiter: Any = self._limiter_for(self.model)
+        self.limiter: Any = self.rate_limits.limiter_for(self.model)
 
     # -- the model in use ----------------------------------------------------------------
 
@@ -171,30 +163,23 @@ class LLMEvaluator:
         return self.capabilities(self.model).reasoning is not None
 
     def limits(self, model: str) -> dict[str, int | None]:
-        """``model``'s rate limits (:meth:`Settings.rate_limits`)."""
-        return self.settings.rate_limits(self.provider, model)
+        """``model``'s rate limits (:meth:`RateLimits.of`)."""
+        return self.rate_limits.of(model)
 
-    def _limiter_for(self, model: str) -> Any:
-        if self.shared_limiter is not None:
-            return self.shared_limiter
-        parts = self.limit_parts
-
-        def share(value: int | None) -> int | None:
-            return max(1, value // parts) if value else None
-
-        limits = self.limits(model)
-        return RateLimiter(share(limits["rpm"]), share(limits["tpm"]),
-                           rpd=share(limits["rpd"]), tpd=share(limits["tpd"]),
-                           name=f"{self.name} model {model!r}")
+    def learn_limits(self, model: str, headers: dict[str, int]) -> None:
+        """Hold the limits the server reported for ``model`` from now on."""
+        if self.rate_limits.learn(model, headers) and model.lower() == self.model.lower() \
+                and isinstance(self.limiter, RateLimiter):
+            self.limiter.change(**self.rate_limits.shares(model))
 
     def share_limits(self, parts: int) -> None:
         """Use 1/``parts`` of the rate limits (a batch's shards split them)."""
-        self.limit_parts = max(1, parts)
-        self.limiter = self._limiter_for(self.model)
+        self.rate_limits.parts = max(1, parts)
+        self.limiter = self.rate_limits.limiter_for(self.model)
 
     def use_limiter(self, limiter: Any) -> None:
         """Wait on ``limiter`` (one shared with other processes) whatever the model."""
-        self.shared_limiter = self.limiter = limiter
+        self.rate_limits.shared = self.limiter = limiter
 
     @property
     def model(self) -> str:
@@ -221,7 +206,7 @@ class LLMEvaluator:
         before = self.model
         switched = await self.models.switch(failed, why, quota, self.client.list_models)
         if self.model != before:
-            self.limiter = self._limiter_for(self.model)
+            self.limiter = self.rate_limits.limiter_for(self.model)
         return switched
 
     # -- requests --------------------------------------------------------------------------
@@ -449,6 +434,8 @@ class LLMEvaluator:
             break
         usage.paid += 1
         self.limiter.settle(budget, response.prompt_tokens + response.completion_tokens)
+        if response.limits:
+            self.learn_limits(request.model, response.limits)
         usage.add(_usage(response))
         return response
 
@@ -457,8 +444,9 @@ class LLMEvaluator:
         may switch), its day's quota is used up, the request is too large for the
         tokens-per-minute limit, or a one-line error that says what to fix."""
         model = request.model
+        failure = request_failure(exc, self.settings, self.provider, self.base_url, model)
         if model_gone(exc):
-            return _ModelGone(why_gone(exc), self._failure(exc, model))
+            return _ModelGone(why_gone(exc), failure)
         if daily_limit(exc):
             return QuotaExhausted(f"{self.name} model {model!r} has used up its daily "
                                   f"quota: {exc.message[:200]}")
@@ -469,30 +457,7 @@ class LLMEvaluator:
                                    f"for {model!r} (its limit is {limit:,} tokens per "
                                    "minute)", limit, requested,
                                    self.high_tokens(request.messages), request.max_tokens)
-        return self._failure(exc, model)
-
-    def _failure(self, exc: ChatError, model: str) -> LeadEngineError:
-        """The one-line error for a request that failed for good, saying what to fix."""
-        common = transport_failure(exc, self.settings, self.provider, self.base_url)
-        if common is not None:
-            return common
-        if model_gone(exc):
-            how = f"HTTP {exc.status} {exc.code}" if exc.code else f"HTTP {exc.status}"
-            retired = "decommission" in exc.message.lower() or \
-                exc.code == "model_decommissioned"
-            if not retired:
-                how += "; it may have been retired"
-            what = "has retired model" if retired else "has no model"
-            off = "" if self.settings.fallback else " (fallback is off)"
-            return ModelUnavailable(
-                f"{self.name} {what} {model!r} ({how}){off}: choose another with --model "
-                "or LEADENGINE_MODEL; list them with: "
-                f"{models_command(self.name, self.settings.base_url)}")
-        if exc.status == 404:
-            return ConfigError(f"{self.name} has no chat-completions endpoint at "
-                               f"{self.base_url} (HTTP 404: {exc.message}): check --base-url "
-                               "/ LEADENGINE_BASE_URL")
-        return LLMError(f"{self.name} returned HTTP {exc.status}: {exc.message}")
+        return failure
 
 
 def _usage(response: ChatResult) -> dict[str, int]:

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from leadengine.evaluators.chat import ChatRequest, ChatResult, HttpBackend
+from leadengine.evaluators.chat import ChatRequest, ChatResult, HttpBackend, header_limits
 
 
 class OpenAIChat(HttpBackend):
@@ -22,11 +23,12 @@ class OpenAIChat(HttpBackend):
 
     async def complete(self, request: ChatRequest) -> ChatResult:
         """The model's answer to ``request``; ChatError if it fails."""
-        data = await self.post_json(self.url, body(request))
+        data, headers = await self.post(self.url, body(request))
         try:
-            return result(data)
+            answer = result(data)
         except (AttributeError, TypeError, IndexError, ValueError):
             raise self.malformed("a chat completion", data) from None
+        return replace(answer, limits=header_limits(headers))
 
     async def list_models(self) -> list[str]:
         """``GET {base_url}/models`` (``{"data": [{"id": ...}]}``), sorted."""
