@@ -93,6 +93,10 @@ class RequestTooLarge(LLMError):
         self.limit, self.requested, self.estimate, self.room = (limit, requested, estimate,
                                                                 room)
 
+    def __reduce__(self) -> tuple[type, tuple[str, int, int, int, int]]:
+        # Raised in a shard's process and re-raised in another: rebuilt from its parts.
+        return type(self), (str(self), self.limit, self.requested, self.estimate, self.room)
+
 
 class _ModelGone(Exception):
     """The model is retired or not served; ``error`` is what to raise if no other model
