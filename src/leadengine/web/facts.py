@@ -49,10 +49,16 @@ def json_ld_business(tree: lxml.html.HtmlElement) -> dict[str, Any]:
                         "address": _address(item.get("address")),
                         "telephone": _text(item.get("telephone")),
                         "email": _text(item.get("email")).removeprefix("mailto:"),
-                        "hours": _hours(item)}
+                        "hours": _hours(item),
+                        "identifiers": [value for key in IDENTIFIERS
+                                        if (value := _text(item.get(key)))]}
             return {k: v for k, v in business.items() if v}
     return {}
 
+
+#: Registration, tax and company numbers a JSON-LD business may give: never phones.
+IDENTIFIERS = ("taxID", "vatID", "leiCode", "duns", "iso6523Code", "globalLocationNumber",
+               "naics", "isicV4", "identifier")
 
 #: JSON-LD types that are never the business (pages, parts of pages, things sold).
 _NOT_BUSINESS = re.compile(

@@ -23,11 +23,26 @@ import lxml.html
 from leadengine.web.injection import find_injections
 
 SEPARATORS = re.compile(r"\s+[|–—·•:»/]\s+|\s+-\s+|\s*\|\s*|\s+[~]\s+")
-#: Title parts that name a page, not a business.
+#: Title parts, headings and menu words that name a page or a part of one, not a business:
+#: "Home", "Contact us", "About us", "Services" in English, Thai, Burmese, Japanese,
+#: Korean, Chinese, Vietnamese, Indonesian, Malay, Arabic and a few more.
 _PAGE_WORDS = re.compile(
-    r"^(home|home ?page|welcome|index|main|official (web)?site|website|top|page d'accueil|"
-    r"inicio|startseite|หน้าแรก|หน้าหลัก|ホーム|トップ|トップページ|홈|메인|首页|首頁|主页|"
-    r"trang chủ|beranda|halaman utama|الرئيسية|হোম|होम|ပင်မစာမျက်နှာ)$", re.I)
+    r"^[\s\W_]*(home|home ?page|welcome|index|main|official (web)?site|website|top|"
+    r"page d'accueil|inicio|startseite|contact|contact us|contacts|get in touch|about|"
+    r"about us|who we are|our story|services|our services|products|our products|menu|"
+    r"gallery|portfolio|news|blog|faq|faqs|login|log in|sign in|register|book now|booking|"
+    r"shop|store|careers|team|our team|pricing|prices|locations|find us|"
+    r"หน้าแรก|หน้าหลัก|ติดต่อเรา|ติดต่อ|เกี่ยวกับเรา|เกี่ยวกับ|บริการ|บริการของเรา|สินค้า|"
+    r"ผลงาน|แกลเลอรี่|ข่าวสาร|บทความ|คำถามที่พบบ่อย|จองคิว|จองเลย|ร้านค้า|"
+    r"ပင်မစာမျက်နှာ|ဆက်သွယ်ရန်|ဆက်သွယ်ပါ|ကျွန်ုပ်တို့အကြောင်း|ကျွန်တော်တို့အကြောင်း|အကြောင်း|"
+    r"ဝန်ဆောင်မှုများ|ဝန်ဆောင်မှု|ထုတ်ကုန်များ|သတင်း|"
+    r"ホーム|トップ|トップページ|お問い合わせ|お問合せ|会社概要|私たちについて|サービス|製品|"
+    r"アクセス|ニュース|お知らせ|홈|메인|문의|문의하기|연락처|회사소개|소개|서비스|제품|공지사항|"
+    r"首页|首頁|主页|联系我们|聯絡我們|聯繫我們|关于我们|關於我們|服务|服務|产品|產品|新闻|"
+    r"trang chủ|liên hệ|giới thiệu|về chúng tôi|dịch vụ|sản phẩm|tin tức|"
+    r"beranda|halaman utama|hubungi kami|kontak|tentang kami|layanan|produk|berita|"
+    r"hubungi|perkhidmatan|utama|الرئيسية|اتصل بنا|من نحن|خدماتنا|منتجاتنا|"
+    r"হোম|যোগাযোগ|আমাদের সম্পর্কে|সেবা|होम|संपर्क|हमारे बारे में|सेवाएं)[\s\W_]*$", re.I)
 _TAGLINE = re.compile(r"^(the )?(best|leading|top|no\.? ?1|#1|welcome to|your |we )", re.I)
 #: Images read for a logo, and elements for a brand: the header comes first in a page.
 _MAX_IMAGES = 100
@@ -126,16 +141,34 @@ def _key(text: str) -> str:
     return _NOT_LETTERS.sub("", text.lower())
 
 
+#: A legal form of a company name ("Co., Ltd.", "บริษัท ... จำกัด", "株式会社", "PT ..."):
+#: the operator's name, which a site may give beside the brand it presents.
+LEGAL_FORM = re.compile(
+    r"\b(?:co\.?,?\s*ltd|company\s+limited|limited|ltd|pte\.?\s*ltd|pvt\.?\s*ltd|inc|"
+    r"llc|l\.l\.c|corp(?:oration)?|gmbh|sdn\.?\s*bhd|plc|pty|k\.k|s\.a\.?r?\.?l?|jsc|"
+    r"tnhh|công ty)\b\.?|บริษัท|จำกัด|ห้างหุ้นส่วน|株式会社|有限会社|合同会社|"
+    r"有限公司|股份有限公司|주식회사|\(주\)|ကုမ္ပဏီ|လီမိတက်|^pt\.?\s", re.I)
+
+
 def name_candidates(json_ld_name: str, site_name: str, title: str, hints: NameHints,
                     host: str) -> Iterator[tuple[str, str, str]]:
-    """(where from, the text it is in, the name), best first: the site's own metadata;
+    """(where from, the text it is in, the name), best first: the brand the site presents
+    when its metadata names only the legal operator (a JSON-LD "TimPaemi Co., Ltd."
+    beside og:site_name "Pattaya.Gym"); the site's own metadata;
     a part of the title that another source confirms (the logo, the header's brand, the
     h1, the copyright line or the domain: one holds the other, or they begin with the
     same two words or more); the logo or brand when the domain or copyright confirms
     it; the title's most name-like part; then the logo, brand, h1 and domain alone."""
+    logo = _logo_name(hints.logo_alt)
+    if json_ld_name and LEGAL_FORM.search(json_ld_name):
+        for source, brand in (("og:site_name", site_name), ("header brand", hints.brand),
+                              ("logo alt text", logo)):
+            if brand and not LEGAL_FORM.search(brand) and not _PAGE_WORDS.match(brand) \
+                    and len(brand.split()) <= 6 and _key(brand) not in _key(json_ld_name):
+                yield f"{source} (the brand of {json_ld_name[:60]})", brand, brand
+                break
     yield "JSON-LD name", json_ld_name, json_ld_name
     yield "og:site_name", site_name, site_name
-    logo = _logo_name(hints.logo_alt)
     brand = hints.brand if len(hints.brand.split()) <= 8 else ""
     domain = host.split(".")[0] if host and not host[0].isdigit() else ""
     # The h1 last: it is often the page's own headline, which the title repeats.

@@ -103,9 +103,21 @@ def to_e164(raw: str, region: str | None, possible: bool = True) -> str | None:
         except phonenumbers.NumberParseException:
             continue
         valid = phonenumbers.is_valid_number(number)
-        if valid or (region and possible and phonenumbers.is_possible_number(number)):
+        if valid or (region and possible and _dialable_length(number)):
             return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
     return None
+
+
+#: The kinds of numbers a number that is not valid may be taken for (a hotline or a
+#: toll-free number is valid when it is one: these are only length checks).
+_CALLABLE = (phonenumbers.PhoneNumberType.FIXED_LINE, phonenumbers.PhoneNumberType.MOBILE)
+
+
+def _dialable_length(number: phonenumbers.PhoneNumber) -> bool:
+    """Whether a number that is not valid has the length of a line or a mobile of its
+    country: a 13-digit company registration number read in Thailand is possible by the
+    country's general lengths (and a toll-free number's), not as a line or a mobile."""
+    return any(phonenumbers.is_possible_number_for_type(number, kind) for kind in _CALLABLE)
 
 
 #: A number written with x for digits: "08x-xxx-xxxx", "+66 xx xxx xxxx".
@@ -117,6 +129,10 @@ PLACEHOLDER_TEXT = re.compile(r"(?<![\w+(])\+?(?:\([0-9xX]{1,4}\)|[0-9xX]{1,4})"
 NOT_A_PHONE = re.compile(
     r"\bbank\b|account|\ba/c\b|\bacc(t)?\.? ?no|iban|swift|\btax\b|\bvat\b|"
     r"\b(reg(istration)?|licen[cs]e|company|business|permit)\.? ?(no|number|#)|"
+    r"\bregistration\b|\bregistered\b|\b(tin|brn|uen|cin|gst|abn|acn|ein|npwp|nib|mst|"
+    r"crn|lei|duns)\b|juristic|incorporat|法人番号|登録番号|统一社会信用代码|营业执照|統一編號|"
+    r"mã số thuế|số đăng ký|mã số doanh nghiệp|السجل التجاري|الرقم الضريبي|နိုင်ငံသားမှတ်ပုံတင်|"
+    r"မှတ်ပုံတင်|นิติบุคคล|ทะเบียนพาณิชย์|"
     r"\b(order|invoice|ref(erence)?|receipt|isbn|sku|id)\.? ?(no|number|#|:)|"
     r"บัญชี|ธนาคาร|เลขประจำตัวผู้เสียภาษี|ผู้เสียภาษี|ทะเบียน|ဘဏ်|口座|振込|銀行|계좌|은행|"
     r"사업자|账号|帳號|银行|銀行|tài khoản|ngân hàng|rekening|\bbank\b|হিসাব|ব্যাংক|"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -358,6 +359,11 @@ def canonical_phones(signals: Signals, url: str, language: str,
     returned; ``country`` when the caller knows it better); the strings as the site
     wrote them stay in the evidence."""
     raw = [number for text in signals.phones for number in split_range(text)]
+    # A number the JSON-LD gives as the business's tax or registration number is that,
+    # wherever else the page writes it ("Registration 0105560145831" in a badge).
+    ids = {digits for value in signals.business.get("identifiers") or ()
+           if len(digits := re.sub(r"\D", "", str(value))) >= 6}
+    raw = [text for text in raw if re.sub(r"\D", "", text) not in ids]
     placeholders = [text for text in raw if is_placeholder(text)]
     raw = [text for text in raw if text not in placeholders]
     # "(000) 000-0000" is found whole as a placeholder and in part ("000-0000") as a
