@@ -37,21 +37,22 @@ def message(chat: str, evidence: list[str], subject: str = "A question about boo
 def test_the_llm_writes_the_message_from_the_facts_and_cites_them(
         fake_llm: FakeOpenAI, kb: KnowledgeBase) -> None:
     fake_llm.queue(Reply.json(GOOD, prompt_tokens=100, completion_tokens=10))
-    facebook = "https://www.facebook.com/SmileBrightDentalBKK"
-    fake_llm.queue(message(f"Hi Smile Bright Dental team, we saw your Facebook page "
-                           f"({facebook}). Could we show you a simple booking page?",
-                           [f"Seen on the site: {facebook}"]))
+    seen = "your customers reach you mainly through your Facebook page"
+    fake_llm.queue(message(f"Hi Smile Bright Dental team, we saw that {seen}. Could we "
+                           "show you a simple booking page?", [f"Seen on the site: {seen}"]))
     found = run(fake_llm, kb)
     _, second = fake_llm.chat_requests
     system, user = (m["content"] for m in second["json"]["messages"])
     assert system == MESSAGE_PROMPT.format(language="English")
-    # The model is given the lead's facts, one per line, and the team's draft.
+    # The model is given the lead's facts, one per line, and the team's draft; never
+    # the lead's own phone, e-mail or web address.
     assert user.startswith("FACTS:\n- Business name: Smile Bright Dental\n")
-    assert f"- Seen on the site: {facebook}" in user
+    assert f"- Seen on the site: {seen}" in user
     assert "TEAM'S DRAFT:\nChat:\n" in user
+    assert "Phone:" not in user and "facebook.com" not in user
     sent = found.outreach_message
     assert sent is not None and sent["chat"].startswith("Hi Smile Bright Dental team")
-    assert sent["evidence"] == [facebook]
+    assert sent["evidence"] == [seen]
     assert sent["template"].endswith("(written by llama-test)")
     assert not [w for w in found.warnings if "outreach message" in w]
     # The message's request counts in the lead's usage.
@@ -84,12 +85,29 @@ def test_a_thai_lead_gets_a_thai_message_or_the_template(fake_llm: FakeOpenAI,
     assert any("\u0e00" <= c <= "\u0e7f" for c in sent["chat"])  # the Thai template
 
     fake_llm.queue(Reply.json(GOOD))
-    fake_llm.queue(message("สวัสดีครับ ครัวบ้านสวน เราเห็นว่าร้านรับจองทางโทรศัพท์ 02-555-0236 "
+    fake_llm.queue(message("สวัสดีครับ ครัวบ้านสวน เราเห็นว่าร้านรับจองทางโทรศัพท์ "
                            "สนใจระบบจองโต๊ะออนไลน์ไหมครับ", ["โทรจอง"]))
     found = run(fake_llm, kb, site=THAI_SITE)
     assert found.outreach_message is not None
     assert found.outreach_message["chat"].startswith("สวัสดีครับ ครัวบ้านสวน"), found.warnings
     assert not [w for w in found.warnings if "outreach message" in w]
+
+
+def test_a_message_quoting_the_leads_own_contacts_is_replaced(fake_llm: FakeOpenAI,
+                                                               kb: KnowledgeBase) -> None:
+    """The lead's own phone (in any format), web address or e-mail quoted back, or a
+    placeholder left: the template's message, and a warning that says why."""
+    for chat in ("สวัสดีครับ ครัวบ้านสวน เห็นว่าร้านรับจองทางโทรศัพท์ 02-555-0236 ใช่ไหมครับ",
+                 "สวัสดีครับ ครัวบ้านสวน จาก [Your Name] สนใจระบบจองออนไลน์ไหมครับ"):
+        fake_llm.queue(Reply.json(GOOD))
+        fake_llm.queue(message(chat, ["โทรจอง"]))
+        found = run(fake_llm, kb, site=THAI_SITE)
+        assert found.outreach_message is not None
+        assert "0236" not in found.outreach_message["chat"]
+        assert "[Your Name]" not in found.outreach_message["chat"]
+        [warning] = [w for w in found.warnings if "outreach message" in w]
+        assert "quotes the lead's own '+6625550236'" in warning or \
+            "leaves the placeholder '[Your Name]'" in warning, warning
 
 
 def test_a_broken_answer_keeps_the_template_and_says_so(fake_llm: FakeOpenAI,

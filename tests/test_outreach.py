@@ -92,8 +92,10 @@ def test_the_angle_line_differs_between_leads_with_different_evidence(leads: dic
     same_angle = {e.angle for e in evaluations}
     lines = [e.outreach_angle.replace(e.business_name, "") for e in evaluations]
     assert len(same_angle) == 1 or lines[0] != lines[1]
-    assert "Seen on the site:" in evaluations[0].outreach_angle
-    assert "+6625550236" in evaluations[0].outreach_angle  # its own phone
+    # What the site shows in plain words, never its own phone or address.
+    assert evaluations[0].outreach_angle.endswith(
+        "What the site shows: bookings go through phone calls and LINE.")
+    assert "+6625550236" not in evaluations[0].outreach_angle
 
 
 def test_the_team_can_force_the_language(kb: KnowledgeBase) -> None:
@@ -165,3 +167,107 @@ def test_the_export_carries_the_message(kb: KnowledgeBase) -> None:
     assert row["message_email_subject"] and row["message_email_body"]
     assert list(row)[-4:] == ["message_language", "message_chat", "message_email_subject",
                               "message_email_body"]
+
+
+# --- messages a rep would send ---------------------------------------------------------
+
+def test_no_message_quotes_the_leads_own_address_phone_or_email(leads: dict) -> None:
+    """Every fixture's message: its own web address, host, phones (in any format) and
+    e-mails are nowhere in the chat, the subject or the e-mail."""
+    from leadengine.outreach import own_contacts
+
+    for name, (facts, message) in leads.items():
+        text = " ".join((str(message["chat"]), message["email"]["subject"],
+                         message["email"]["body"]))
+        digits = re.sub(r"\D", "", text)
+        for own in own_contacts(facts):
+            assert own.lower() not in text.lower(), (name, own)
+        for phone in facts.contacts.phones:
+            assert phone.lstrip("+")[-8:] not in digits, (name, phone)
+        assert "http" not in text and "www." not in text, name
+
+
+def test_chats_fit_350_and_subjects_60_with_no_placeholder_left(leads: dict) -> None:
+    from leadengine.outreach import MAX_SUBJECT, PLACEHOLDER
+
+    for name, (_, message) in leads.items():
+        assert len(str(message["chat"])) <= 350 == MAX_CHAT, name
+        assert len(message["email"]["subject"]) <= MAX_SUBJECT == 60, name
+        for text in (message["chat"], message["email"]["subject"], message["email"]["body"]):
+            assert not PLACEHOLDER.search(str(text)), (name, text)
+            assert "()" not in str(text) and "  " not in str(text), (name, text)
+        assert message["email"]["body"].rstrip() == message["email"]["body"], name
+
+
+def test_the_message_says_what_was_observed_in_plain_words(kb: KnowledgeBase) -> None:
+    thai = evaluate(str(SITES / "bangkok-restaurant-thai" / "index.html"), SETTINGS, kb)
+    assert thai.outreach_message is not None
+    assert "เห็นว่าการจองยังทำผ่านโทรศัพท์และ LINE" in thai.outreach_message["chat"]
+    assert thai.outreach_message["evidence"] == ["การจองยังทำผ่านโทรศัพท์และ LINE"]
+    fb = evaluate(str(SITES / "bangkok-dental-fb-only" / "index.html"), SETTINGS, kb)
+    assert fb.outreach_message is not None
+    assert "I saw that your customers reach you mainly through your Facebook page." in \
+        fb.outreach_message["chat"]
+
+
+def test_leads_with_different_gaps_get_different_observations(leads: dict) -> None:
+    """The pitch follows the lead's own gaps: the fixtures' messages do not all say the
+    same thing (at least four different observations among them)."""
+    said = {tuple(message["evidence"]) for _, message in leads.values()}
+    assert len(said) >= 4, said
+
+
+@pytest.mark.parametrize(("site", "gender", "expect"), [
+    ("bangkok-restaurant-thai", "female", ["สวัสดีค่ะทีม", "ดิฉันชื่อ Ann จาก Bright Digital ค่ะ",
+                                            "ได้ไหมค่ะ"]),
+    ("bangkok-restaurant-thai", "male", ["สวัสดีครับทีม", "ผมชื่อ Ann จาก Bright Digital ครับ"]),
+    ("yangon-clinic-burmese", "female", ["အဖွဲ့ရှင်။", "ကျွန်မ Ann (Bright Digital) ပါရှင်။"]),
+    ("london-bakery", "male", ["team. This is Ann from Bright Digital. I "]),
+])
+def test_the_reps_name_company_and_voice_come_from_the_settings(
+        kb: KnowledgeBase, site: str, gender: str, expect: list[str]) -> None:
+    settings = SETTINGS.with_options(rep_name="Ann", rep_company="Bright Digital",
+                                     rep_gender=gender)
+    evaluation = evaluate(str(SITES / site / "index.html"), settings, kb)
+    message = evaluation.outreach_message
+    assert message is not None
+    for part in expect:
+        assert part in message["chat"], (part, message["chat"])
+    assert message["email"]["body"].endswith("\nAnn\nBright Digital")
+    other = "ครับ" if gender == "female" else "ค่ะ"
+    assert other not in message["chat"] and other not in message["email"]["body"]
+
+
+def test_without_a_reps_name_nothing_is_left_to_fill(kb: KnowledgeBase) -> None:
+    evaluation = evaluate(str(SITES / "london-bakery" / "index.html"),
+                          SETTINGS.with_options(rep_company="Bright Digital"), kb)
+    message = evaluation.outreach_message
+    assert message is not None
+    assert "Bright Digital" not in message["chat"] + message["email"]["body"]
+    assert message["email"]["body"].endswith("Best regards")
+    assert message["chat"].startswith("Hello ") and " team. I " in message["chat"]
+
+
+def test_a_teams_template_with_a_placeholder_for_a_person_loses_that_line(
+        kb: KnowledgeBase) -> None:
+    facts = facts_of("london-bakery", kb)
+    template = OutreachTemplate(angle="*", language="en",
+                                chat="Hello {business_name} team. I noticed {observation}.",
+                                subject="About {business_name}",
+                                email="Hello,\n\nI noticed {observation}.\n\nBest,\n"
+                                      "[Your Name]\n{signature}")
+    rules = kb.rules.model_copy(update={"outreach": [template]})
+    message = compose(facts, rules, None, "Booking site")
+    assert message is not None
+    assert message.email.endswith("Best,") and "[Your" not in message.email
+
+
+def test_a_long_name_keeps_the_subject_within_60(kb: KnowledgeBase) -> None:
+    from dataclasses import replace
+
+    facts = facts_of("london-bakery", kb)
+    long = replace(facts, identity=replace(facts.identity, name="The Very Long Name Of "
+                                           "A Family Bakery And Coffee House Of London"))
+    message = compose(long, kb.rules, judge(long, kb.rules).angle, "Booking site")
+    assert message is not None and len(message.subject) <= 60
+    assert message.subject == "A few ideas for The Very Long Name Of A Family Bakery"

@@ -12,9 +12,13 @@ confidence (it depends on the facts, not on who judged them).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from leadengine.facts import SiteFacts
 from leadengine.facts import readable_words as readable_words
+
+if TYPE_CHECKING:
+    from leadengine.grounding import Grounding
 
 #: Fewer readable words than this: the site's facts cannot be read (a shell, images).
 MIN_WORDS = 40
@@ -48,8 +52,10 @@ class Confidence:
         return f"Confidence {self.level}: {'; '.join(self.reasons)}."
 
 
-def judge_confidence(facts: SiteFacts) -> Confidence:
-    """The confidence of any judgement made from ``facts``, and why."""
+def judge_confidence(facts: SiteFacts, grounding: Grounding | None = None) -> Confidence:
+    """The confidence of a judgement made from ``facts``, and why; never high when a
+    claim of the judgement failed its grounding check (one failure: at most medium;
+    two or more: low)."""
     low: list[str] = []
     medium: list[str] = []
     words = facts.words
@@ -71,6 +77,8 @@ def judge_confidence(facts: SiteFacts) -> Confidence:
         medium.append("the industry could not be identified")
     if facts.location.conflict:
         low.append(f"the location clues disagree ({facts.location.conflict})")
+    failed = grounding.reasons() if grounding is not None else []
+    (low if len(failed) >= 2 else medium).extend(failed)
     if low:
         return Confidence("low", tuple(low + medium))
     if medium:

@@ -44,6 +44,9 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_RETRIEVAL": "retrieval_method",
     "LEADENGINE_OUTREACH_LANGUAGE": "outreach_language",
     "LEADENGINE_OUTREACH_WRITER": "outreach_writer",
+    "LEADENGINE_REP_NAME": "rep_name",
+    "LEADENGINE_REP_COMPANY": "rep_company",
+    "LEADENGINE_REP_GENDER": "rep_gender",
     "LEADENGINE_RAG_LIMIT": "rag_limit",
     "LEADENGINE_RAG_BUDGET": "rag_budget",
     "LEADENGINE_EMBEDDER": "embedder",
@@ -107,6 +110,13 @@ class Settings:
     #: with the template as guidance and cites the facts it used; one more request per
     #: lead; the offline evaluator always fills the template).
     outreach_writer: str = "template"
+    #: The rep who sends outreach messages: their name and company introduce the chat
+    #: message and sign the e-mail (left out when no name is set).
+    rep_name: str | None = None
+    rep_company: str | None = None
+    #: ``male`` or ``female``: the Thai and Burmese pronoun and polite particle of the
+    #: messages (ผม/ครับ or ดิฉัน/ค่ะ; ကျွန်တော်/ခင်ဗျာ or ကျွန်မ/ရှင်).
+    rep_gender: str = "male"
     #: Maximum number of knowledge passages in the advisory context.
     rag_limit: int = 3
     #: Advisory-context cap in estimated tokens (section methods; ``keyword`` keeps the

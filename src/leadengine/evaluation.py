@@ -152,6 +152,12 @@ class Evaluation(Judgement):
     #: (high, medium, low) and the ``reasons`` (no readable text, a language the rules do
     #: not cover, an unidentified industry, location clues that disagree).
     confidence: dict[str, Any] = Field(default_factory=dict)
+    #: Every claim of the judgement checked against the site's facts
+    #: (:mod:`leadengine.grounding`): ``ok``, ``failed`` (how many checks failed) and
+    #: ``checks``: each ``check`` (name, type, location, service, reasoning, text), its
+    #: ``result`` (pass, corrected: replaced by the facts', fail: kept with a warning),
+    #: the ``claim`` and the ``evidence``.
+    grounding: dict[str, Any] = Field(default_factory=dict)
     #: The first message to send (:mod:`leadengine.outreach`): ``language`` (en, th, my),
     #: ``angle``, ``chat`` (at most 600 characters), ``email`` (``subject``, ``body``),
     #: ``evidence`` (what it quotes from the site) and ``template``; None when the

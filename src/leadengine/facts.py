@@ -143,6 +143,10 @@ class SiteFacts:
     #: Sentences addressed to an AI found on the pages (text, hidden text, metadata):
     #: removed or not used, and reported in ``page_warnings``.
     injections: tuple[str, ...]
+    #: Where a business name may be written besides the pages' text: the JSON-LD name,
+    #: og:site_name, the title and description, the logo's alt text, the header's brand,
+    #: the h1, the copyright line and the host name (what a claimed name is checked in).
+    name_sources: tuple[str, ...] = ()
 
     @property
     def addressed_ai(self) -> bool:
@@ -213,7 +217,17 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         cue_words=frozenset(k.lower() for a in rules.angles for k in a.keywords
                             if count_text([k])),
         text=site.text, page_warnings=tuple(_page_warnings(site, quotes)),
-        injections=(*site.injections, *(quote for _, quote in quotes)))
+        injections=(*site.injections, *(quote for _, quote in quotes)),
+        name_sources=_name_sources(site))
+
+
+def _name_sources(site: Site) -> tuple[str, ...]:
+    hints = site.name_hints
+    host = site.page.final_url.split("//")[-1].split("/")[0].removeprefix("www.")
+    found = (str(site.signals.business.get("name") or ""), site.extracted.site_name,
+             site.extracted.title, site.extracted.description, hints.logo_alt, hints.brand,
+             hints.h1, hints.copyright, host.rsplit("@", 1)[-1].split(":")[0])
+    return tuple(dict.fromkeys(value for value in found if value))
 
 
 def identify(site: Site, rules: Rules) -> Identity:

@@ -2,11 +2,16 @@
 
 A message is the knowledge base's template for the lead's angle in the site's language
 (Thai, Burmese or English; the team may force one), filled with this lead's own facts
-only: its name, what was seen on its site (a link, a phone number, the site's own
-words), the service to pitch, its place and industry. Nothing else enters a message,
-so it never states a fact the site did not show. Templates are front matter the team
-edits (``leadengine: outreach:``, see :class:`leadengine.rules.OutreachTemplate`); a
-knowledge base without them gives no message.
+only: its name, what was observed on its site in plain words ("bookings go through
+phone calls and LINE", :mod:`leadengine.outreach_words`), the service to pitch, its
+place and industry; and the rep's name, company and voice from the settings. Nothing
+else enters a message, so it never states a fact the site did not show, and never the
+lead's own web address, phone number or e-mail. A chat message is at most
+:data:`~leadengine.rules.MAX_CHAT` characters and a subject :data:`MAX_SUBJECT`; no
+placeholder is left (a sign-off line with no rep's name set is left out). Templates are
+front matter the team edits (``leadengine: outreach:``, see
+:class:`leadengine.rules.OutreachTemplate`); a knowledge base without them gives no
+message.
 """
 
 from __future__ import annotations
@@ -18,11 +23,44 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from leadengine.facts import SiteFacts
+from leadengine.outreach_words import observations, sentence, voice
 from leadengine.rules import MAX_CHAT, OUTREACH_LANGUAGES, Angle, OutreachTemplate, Rules
 
 #: Characters of one piece of evidence, of a name, in a message.
 MAX_EVIDENCE = 120
 MAX_NAME = 80
+#: Characters of an e-mail's subject line.
+MAX_SUBJECT = 60
+
+
+@dataclass(frozen=True)
+class Rep:
+    """Who sends the message (the settings ``rep_name``, ``rep_company``,
+    ``rep_gender``): their name and company sign it, their gender sets the Thai and
+    Burmese pronoun and polite particle."""
+
+    name: str = ""
+    company: str = ""
+    gender: str = "male"
+
+    def introduction(self, language: str) -> str:
+        """" This is Ann from Bright Digital." in ``language`` ("" without a name)."""
+        if not self.name:
+            return ""
+        me, particle = voice(language, self.gender)
+        company = self.company
+        if language == "th":
+            return f" {me}ชื่อ {self.name}" + (f" จาก {company}" if company else "") + \
+                f" {particle}"
+        if language == "my":
+            return f" {me} {self.name}" + (f" ({company})" if company else "") + \
+                f" ပါ{particle}။"
+        return f" This is {self.name}" + (f" from {company}" if company else "") + "."
+
+    def signature(self) -> str:
+        """The e-mail's sign-off lines after the greeting ("" without a name)."""
+        return "\n".join(part for part in (self.name, self.company if self.name else "")
+                         if part)
 
 
 @dataclass(frozen=True)
@@ -74,28 +112,108 @@ def angle_evidence(facts: SiteFacts, angle: Angle | None) -> list[str]:
 
 
 def compose(facts: SiteFacts, rules: Rules, angle: Angle | None, service: str,
-            forced_language: str | None = None) -> OutreachMessage | None:
+            forced_language: str | None = None, rep: Rep | None = None
+            ) -> OutreachMessage | None:
     """The message for a lead, or None when the knowledge base has no template for
     its language (nor English)."""
     language = message_language(facts.language, forced_language)
     template = _template(rules.outreach, angle.name if angle else None, language)
     if template is None:
         return None
-    evidence = angle_evidence(facts, angle)
+    rep = rep or Rep()
+    language = template.language
+    seen = observations(facts, angle, language)
     target = facts.location.target
-    values = {"business_name": facts.identity.name[:MAX_NAME],
-              "place": target.name if target else (facts.location.city or ""),
+    me, particle = voice(language, rep.gender)
+    values = {"business_name": _safe_name(facts), "place": target.name if target else
+              (facts.location.city or ""),
               "industry": facts.identity.business_type or facts.identity.category or "",
-              "service": service, "evidence": ", ".join(evidence)}
-    chat = template.chat.format_map(values)
-    while len(chat) > MAX_CHAT and len(values["evidence"]) > 20:
-        values["evidence"] = values["evidence"][: len(values["evidence"]) // 2] + "…"
-        chat = template.chat.format_map(values)
+              "service": service, "observation": sentence(seen, language),
+              "evidence": sentence(seen, language), "me": me, "particle": particle,
+              "rep_name": rep.name, "rep_company": rep.company if rep.name else "",
+              "introduction": rep.introduction(language), "signature": rep.signature()}
+    chat = finish(template.chat.format_map(values), facts)
+    while len(chat) > MAX_CHAT and len(seen) > 1:
+        seen = seen[:-1]
+        values["observation"] = values["evidence"] = sentence(seen, language)
+        chat = finish(template.chat.format_map(values), facts)
+    subject = finish(template.subject.format_map(values), facts)
+    if len(subject) > MAX_SUBJECT:
+        values["business_name"] = _shortened(values["business_name"],
+                                             MAX_SUBJECT - (len(subject)
+                                                            - len(values["business_name"])))
+        subject = finish(template.subject.format_map(values), facts)
     return OutreachMessage(
-        language=template.language, angle=angle.name if angle else "",
-        chat=chat[:MAX_CHAT], subject=template.subject.format_map(values),
-        email=template.email.format_map(values), evidence=tuple(evidence),
+        language=language, angle=angle.name if angle else "",
+        chat=_cut(chat, MAX_CHAT), subject=_cut(subject, MAX_SUBJECT),
+        email=finish(template.email.format_map(values), facts), evidence=tuple(seen),
         template=f"{template.angle}/{template.language}")
+
+
+#: What a template leaves behind when a value is empty: "()", a space before a comma.
+_EMPTY = ((re.compile(r"\(\s*\)"), ""), (re.compile(r"[ \t]+([,.;:!?၊။])"), r"\1"),
+          (re.compile(r"[ \t]{2,}"), " "), (re.compile(r"\n{3,}"), "\n\n"))
+#: Placeholders a template's author may have left for a person to fill in.
+PLACEHOLDER = re.compile(r"\{[^{}\n]{0,40}\}|\[[^\[\]\n]{0,40}\b(?:name|company|your|"
+                         r"insert|phone|date)\b[^\[\]\n]{0,40}\]|<[^<>\n]{0,30}\b(?:name|"
+                         r"company)\b[^<>\n]{0,30}>|\bX{3,}\b|\bTBD\b", re.I)
+
+
+def finish(text: str, facts: SiteFacts) -> str:
+    """A filled template made ready to send: what empty values left behind tidied, no
+    placeholder left (a line with one is dropped), and never the lead's own web
+    address, phone number or e-mail."""
+    lines = []
+    for line in text.splitlines():
+        if PLACEHOLDER.search(line):
+            continue
+        for pattern, replacement in _EMPTY[:3]:
+            line = pattern.sub(replacement, line)
+        lines.append(line.strip())
+    out = _EMPTY[3][0].sub(_EMPTY[3][1], "\n".join(lines)).strip()
+    for own in own_contacts(facts):
+        out = out.replace(own, "")
+    return _EMPTY[2][0].sub(" ", out)
+
+
+def own_contacts(facts: SiteFacts) -> list[str]:
+    """The lead's own web address, host, phone numbers (as found and in E.164) and
+    e-mails: what a message never quotes back to it."""
+    found = [email for email in facts.contacts.emails]
+    for phone in facts.contacts.phones:
+        found += [phone, phone.lstrip("+")]
+    if facts.url and facts.url.startswith(("http://", "https://")):
+        host = urlsplit(facts.url).hostname or ""
+        found += [facts.url, facts.url.rstrip("/"), host, host.removeprefix("www.")]
+    return sorted({item for item in found if len(item) >= 5}, key=len, reverse=True)
+
+
+def _safe_name(facts: SiteFacts) -> str:
+    """The business name for a message: its own name, never its web address."""
+    name = facts.identity.name[:MAX_NAME]
+    if "://" in name or "@" in name or re.fullmatch(r"[\w.-]+\.[a-z]{2,}", name, re.I):
+        return ""
+    return name
+
+
+def _shortened(name: str, room: int) -> str:
+    """``name`` in at most ``room`` characters, whole words kept."""
+    if len(name) <= room:
+        return name
+    words = name.split()
+    while words and (len(" ".join(words)) > room
+                     or words[-1].lower() in ("and", "of", "&", "the", "a", "for", "-")):
+        words.pop()
+    return " ".join(words)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, cut after a sentence when it can be."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    end = max(head.rfind(mark) for mark in (". ", "? ", "! ", "။", "ครับ ", "ค่ะ "))
+    return head[: end + 1].strip() if end > limit // 2 else head[: limit - 1].rstrip() + "…"
 
 
 def _template(templates: list[OutreachTemplate], angle: str | None, language: str

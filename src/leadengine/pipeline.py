@@ -17,8 +17,9 @@ from leadengine.config import Settings
 from leadengine.evaluation import Evaluation, Source, Verdict
 from leadengine.evaluators import Evaluator, make_evaluator
 from leadengine.facts import SiteFacts, site_facts
+from leadengine.grounding import Grounding, ground
 from leadengine.knowledge import KnowledgeBase
-from leadengine.outreach import OutreachMessage, compose
+from leadengine.outreach import OutreachMessage, Rep, compose
 from leadengine.retrieval import Hit
 from leadengine.rules import Rules
 from leadengine.web.category import PHRASES
@@ -82,8 +83,10 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
     evaluator = evaluator or make_evaluator(settings, kb)
     facts = site_facts(site, kb.rules)
     hits = advisory_hits(site, kb, settings)
-    verdict = await evaluator.judge(facts, hits)
-    message = first_message(facts, kb.rules, verdict, settings.outreach_language)
+    verdict, grounding = ground(await evaluator.judge(facts, hits), facts, kb.rules)
+    message = first_message(facts, kb.rules, verdict, settings.outreach_language,
+                            Rep(settings.rep_name or "", settings.rep_company or "",
+                                settings.rep_gender))
     if message is not None and settings.outreach_writer == "llm" \
             and getattr(evaluator, "writes_messages", False):
         from leadengine.evaluators.llm import LLMEvaluator
@@ -99,11 +102,12 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
             "warnings": [*verdict.warnings, *written.warnings], "tokens": tokens})
     return assemble_evaluation(facts, verdict, hits, provider=evaluator.name,
                                model=verdict.model or evaluator.model, rag=settings.use_rag,
-                               outreach=message)
+                               outreach=message, grounding=grounding)
 
 
 def first_message(facts: SiteFacts, rules: Rules, verdict: Verdict,
-                  language: str | None = None) -> OutreachMessage | None:
+                  language: str | None = None, rep: Rep | None = None
+                  ) -> OutreachMessage | None:
     """The outreach message for the verdict's angle (the rules' angle when the
     evaluator named none), from the knowledge base's templates."""
     from leadengine.evaluators.heuristic import judge
@@ -111,12 +115,13 @@ def first_message(facts: SiteFacts, rules: Rules, verdict: Verdict,
     angle = next((a for a in rules.angles if a.name == verdict.angle), None)
     if angle is None:
         angle = judge(facts, rules).angle
-    return compose(facts, rules, angle, verdict.primary_service, language)
+    return compose(facts, rules, angle, verdict.primary_service, language, rep)
 
 
 def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit], *,
                         provider: str, model: str, rag: bool,
-                        outreach: OutreachMessage | None = None) -> Evaluation:
+                        outreach: OutreachMessage | None = None,
+                        grounding: Grounding | None = None) -> Evaluation:
     """The evaluation: the evaluator's judgement and usage, and the site's facts (name and
     type when the verdict leaves them, maturity, exclusions, signals, warnings)."""
     identity = facts.identity
@@ -154,7 +159,8 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
                   "in_target_geography": facts.location.in_target_geography,
                   "evidence": facts.location.evidence},
         category=facts.category.as_dict(),
-        confidence=judge_confidence(facts).as_dict(),
+        confidence=judge_confidence(facts, grounding).as_dict(),
+        grounding=(grounding or Grounding()).as_dict(),
         outreach_message=outreach.as_dict() if outreach is not None else None,
     )
 

@@ -184,6 +184,21 @@ def doubt(data: dict[str, Any]) -> str:
     return f"{level}: {reasons}" if reasons else str(level)
 
 
+def grounding(data: dict[str, Any]) -> tuple[str, list[str]]:
+    """The grounding block as a summary line and one line per failed check (empty for
+    an evaluation stored before grounding existed)."""
+    block = data.get("grounding") or {}
+    checks = block.get("checks") or []
+    if not checks:
+        return "", []
+    failed = [c for c in checks if c.get("result") != "pass"]
+    if not failed:
+        return f"all {len(checks)} claims agree with the site", []
+    summary = f"{len(failed)} of {len(checks)} claims not borne out by the site"
+    return summary, [f"{c.get('check')} {str(c.get('claim') or '')[:80]!r}: {c.get('result')}"
+                     f" — {c.get('evidence', '')}" for c in failed]
+
+
 def text_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> str:
     """A plain-text report for a terminal (no markup, no JSON)."""
     score = int(data.get("fit_score") or 0)
@@ -223,6 +238,9 @@ def text_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> st
         lines += ["", "Never pitch: " + ", ".join(data["excluded_services"])]
     if sources(data):
         lines += ["", "Knowledge used", *(f"  {s}" for s in sources(data))]
+    summary, failed = grounding(data)
+    if summary:
+        lines += ["", f"Grounding: {summary}", *(f"  x {line}" for line in failed)]
     if data.get("warnings"):
         lines += ["", "Warnings", *(f"  ! {w}" for w in data["warnings"])]
     if data.get("error"):
@@ -296,6 +314,10 @@ def markdown_report(data: dict[str, Any], bands: dict[str, int] | None = None) -
         lines += ["", "## Knowledge used", ""]
         lines += [f"- `{s.get('path')}`" + (f" > {_md(s['heading'])}" if s.get("heading") else "")
                   for s in data.get("sources") or []]
+    summary, failed = grounding(data)
+    if summary:
+        lines += ["", "## Grounding", "", f"{_md(summary)}", *(f"- {_md(line)}"
+                                                             for line in failed)]
     if data.get("warnings"):
         lines += ["", "## Warnings", "", *(f"- {_md(w)}" for w in data["warnings"])]
     lines += ["", f"_{provenance(data)}_", ""]

@@ -103,10 +103,14 @@ class Angle(_Rule):
 
 #: The languages outreach messages are written in (ISO 639-1: Thai, Burmese, English).
 OUTREACH_LANGUAGES = ("en", "th", "my")
-#: What an outreach template may name; each is filled from the lead's own facts.
-OUTREACH_FIELDS = ("business_name", "place", "industry", "service", "evidence")
+#: What an outreach template may name: the lead's own facts (``observation``: what the
+#: site shows, in plain words; ``evidence``, the older name of the same), and the rep's
+#: name, company, introduction, e-mail signature, pronoun and polite particle.
+OUTREACH_FIELDS = ("business_name", "place", "industry", "service", "observation",
+                   "evidence", "rep_name", "rep_company", "introduction", "signature", "me",
+                   "particle")
 #: A chat message (LINE, Messenger, Viber) is at most this long once filled in.
-MAX_CHAT = 600
+MAX_CHAT = 350
 
 
 class AliasGroup(_Rule):
@@ -127,13 +131,14 @@ class AliasGroup(_Rule):
 class OutreachTemplate(_Rule):
     """An outreach message for one angle in one language, written by the team: a short
     chat version and an e-mail (subject and body). ``{business_name}``, ``{place}``,
-    ``{industry}``, ``{service}`` and ``{evidence}`` (what was seen on the site: a link,
-    a phone number, the site's own words) are filled from the lead's facts."""
+    ``{industry}``, ``{service}`` and ``{observation}`` (what was seen on the site, in
+    plain words) are filled from the lead's facts; ``{introduction}``, ``{signature}``,
+    ``{rep_name}``, ``{rep_company}``, ``{me}`` and ``{particle}`` from the settings."""
 
     #: The angle's name (as in ``angles``), or ``"*"`` for any angle.
     angle: str = Field(min_length=1)
     language: Literal["en", "th", "my"]
-    chat: str = Field(min_length=1, max_length=MAX_CHAT - 200)
+    chat: str = Field(min_length=1, max_length=MAX_CHAT)
     subject: str = Field(min_length=1, max_length=200)
     email: str = Field(min_length=1, max_length=4000)
 

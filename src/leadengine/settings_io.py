@@ -160,6 +160,7 @@ CHECKS: dict[str, Check] = {
     "respect_robots": flag, "max_redirects": whole(0), "max_content_chars": whole(1),
     "user_agent": text, "db": text, "outreach_language": one_of(("en", "th", "my")),
     "outreach_writer": one_of(("template", "llm")),
+    "rep_name": text, "rep_company": text, "rep_gender": one_of(("male", "female")),
 }
 
 

@@ -20,7 +20,7 @@ from leadengine.confidence import judge_confidence
 from leadengine.evaluation import ANGLES, AngleName, Verdict
 from leadengine.facts import SiteFacts, holds
 from leadengine.knowledge import KnowledgeBase
-from leadengine.outreach import angle_evidence
+from leadengine.outreach_words import observations, sentence
 from leadengine.retrieval import Hit
 from leadengine.rules import Angle, Rules
 from leadengine.scoring import explain_score, fact_score
@@ -80,9 +80,15 @@ def judge(facts: SiteFacts, rules: Rules) -> RuleJudgement:
          and (not a.keywords or any(k.lower() in facts.cue_words for k in a.keywords))),
         None,
     )
-    service = next((s for s in sorted(rules.services, key=lambda s: s.priority)
-                    if all(holds(c, values) for c in s.when)),
-                   rules.services[0] if rules.services else None)
+    eligible = [s for s in sorted(rules.services, key=lambda s: s.priority)
+                if all(holds(c, values) for c in s.when)]
+    # The pitch follows the lead's gap: of the services whose conditions hold, one that
+    # answers a condition of the angle ("not:online_booking" for bookings by phone)
+    # first, then by priority.
+    gap = {c for c in (angle.when if angle else []) if c != "has_website"}
+    service = next((s for s in eligible if gap & set(s.when)),
+                   eligible[0] if eligible else rules.services[0] if rules.services
+                   else None)
     name = service.name if service else "Foundation Package"
     if facts.exclusion and name in facts.exclusion.never_sell:
         name = facts.exclusion.recommend
@@ -142,9 +148,10 @@ def outreach(facts: SiteFacts, judgement: RuleJudgement) -> str:
         "industry": facts.identity.category or "their industry",
     }
     line = judgement.angle.framing.format_map(_Defaults(values))
-    # The lead's own evidence: two leads with the same angle get different lines.
-    seen = angle_evidence(facts, judgement.angle)
-    return f"{line} Seen on the site: {', '.join(seen)}." if seen else line
+    # What this lead's site shows, in plain words (never its own address or phone): two
+    # leads with the same angle get different lines.
+    seen = observations(facts, judgement.angle, "en", notes=True)
+    return f"{line} What the site shows: {sentence(seen, 'en')}." if seen else line
 
 
 class _Defaults(dict[str, str]):

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from leadengine.errors import LeadEngineError
 from leadengine.evaluators.chat import Message, Usage
-from leadengine.outreach import OutreachMessage
+from leadengine.outreach import MAX_SUBJECT, PLACEHOLDER, OutreachMessage, own_contacts
 from leadengine.rules import MAX_CHAT
 
 if TYPE_CHECKING:
@@ -36,12 +36,14 @@ MESSAGE_PROMPT = """\
 You write the first message a digital services company sends to a business it \
 would like to work with. Write in {language}. Use ONLY the facts listed under \
 FACTS: never add a name, number, price, link, award, review or claim that is not \
-there. Follow the team's draft for tone, length, structure and the next step it \
+there. Say what was observed in plain words; never write the business's own web \
+address, phone number or e-mail address, and leave no placeholder to fill in. Follow \
+the team's draft for tone, length, structure, the sender's name and the next step it \
 proposes; make it read naturally for this business.
 
 Respond with a single JSON object and nothing else, with exactly these fields:
-- "chat" (string): the chat message for LINE, Messenger or Viber, at most 600 characters.
-- "subject" (string): the e-mail's subject line.
+- "chat" (string): the chat message for LINE, Messenger or Viber, at most 350 characters.
+- "subject" (string): the e-mail's subject line, at most 60 characters.
 - "email" (string): the e-mail's body.
 - "evidence" (array of strings): each fact you used, copied exactly as written under FACTS."""
 
@@ -57,7 +59,7 @@ MESSAGE_SCHEMA: dict[str, Any] = {
 
 class WrittenMessage(BaseModel):
     chat: str = Field(min_length=1, max_length=MAX_CHAT)
-    subject: str = Field(min_length=1, max_length=200)
+    subject: str = Field(min_length=1, max_length=MAX_SUBJECT)
     email: str = Field(min_length=1, max_length=4000)
     evidence: list[str] = Field(min_length=1, max_length=12)
 
@@ -80,9 +82,10 @@ def fact_lines(facts: SiteFacts, draft: OutreachMessage, service: str) -> list[s
     if location.city or location.country:
         lines.append("Location: " + ", ".join(p for p in (location.city, location.country)
                                                 if p))
-    lines += [f"Phone: {phone}" for phone in facts.contacts.phones[:3]]
-    lines += [f"E-mail: {email}" for email in facts.contacts.emails[:2]]
+    # Never the lead's own phone, e-mail or web address: a message does not quote them.
     lines += [f"Seen on the site: {quote}" for quote in draft.evidence]
+    # The site's own words that set the angle ("call to book", "โทรจอง").
+    lines += [f'The site says: "{word}"' for word in sorted(facts.cue_words)[:3]]
     gaps = [gap for layer in facts.layers for gap in layer.gaps if not gap.startswith("not:")]
     if gaps:
         lines.append("Not seen on the site: " + ", ".join(
@@ -114,6 +117,23 @@ _LINK = re.compile(r"(?:https?://|www\.)[^\s,;)\]}>\"']+|[\w.+-]+@[\w-]+\.[\w.-]
 
 def _plain(text: str) -> str:
     return " ".join(text.casefold().split())
+
+
+def quoted_back(written: WrittenMessage, facts: SiteFacts) -> list[str]:
+    """What a written message must never hold: the lead's own web address, phone number
+    or e-mail, and a placeholder left for a person to fill in."""
+    problems = []
+    text = "\n".join((written.chat, written.subject, written.email))
+    digits = re.sub(r"\D", "", text.translate(_DIGITS))
+    for own in own_contacts(facts):
+        bare = re.sub(r"\D", "", own)
+        if own.lower() in text.lower() or (own.startswith("+") and len(bare) >= 8
+                                           and bare[-8:] in digits):
+            problems.append(f"quotes the lead's own {own!r}")
+    found = PLACEHOLDER.search(text)
+    if found:
+        problems.append(f"leaves the placeholder {found.group()!r}")
+    return problems
 
 
 def unsupported(written: WrittenMessage, allowed: str) -> list[str]:
@@ -166,6 +186,7 @@ async def write_message(evaluator: LLMEvaluator, facts: SiteFacts, draft: Outrea
         return Written(draft, (f"the model's outreach message was not usable ({exc}); "
                                "the template's message is kept",), tokens)
     problems = unsupported(written, "\n".join(lines) + "\n" + draft_text)
+    problems += quoted_back(written, facts)
     script = _SCRIPTS.get(language)
     if script is not None and not script.search(written.chat):
         problems.append(f"is not written in {LANGUAGE_NAMES[language]}")

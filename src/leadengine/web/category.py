@@ -170,6 +170,20 @@ def classify(clues: CategoryClues) -> Category:
     return Category(best, min(0.85, confidence), _evidence(lead, found[best]))
 
 
+def phrase_category(phrase: str) -> str | None:
+    """The category a short phrase names ("Dental Clinic" -> healthcare): the one its
+    taxonomy terms give the most points, when they give at least one; None otherwise (or
+    when two categories tie)."""
+    points: dict[str, float] = {}
+    for (_, category, value), count in _matches(load_taxonomy(), phrase[:200]).items():
+        if category:
+            points[category] = points.get(category, 0.0) + value * count
+    ranked = sorted(points.items(), key=lambda item: -item[1])[:2]
+    if not ranked or ranked[0][1] < 1 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    return ranked[0][0]
+
+
 def _matches(tax: Taxonomy, raw: str) -> Counter[Term]:
     """How often each term occurs in ``raw`` (lower-cased, spaces collapsed)."""
     text = " ".join(unicodedata.normalize("NFC", raw).lower().split())
