@@ -128,3 +128,135 @@ def test_the_brand_wins_over_the_operator(kb: KnowledgeBase, tmp_path: Path,
     body = "<h1>Gyms and classes in Bangkok</h1><p>Open daily, personal training.</p>"
     facts = facts_of(tmp_path, page(body, head=head, title="Gyms in Bangkok"), kb)
     assert facts.identity.name == expected
+
+
+# --- pages of one site are one lead -------------------------------------------------------
+
+@pytest.mark.parametrize(("given", "lead"), [
+    ("https://harbourdental.example/about-us", "https://harbourdental.example/"),
+    ("https://harbourdental.example/about-us/", "https://harbourdental.example/"),
+    ("https://Harbourdental.example/th/contact.html?ref=nav", "https://harbourdental.example/th/"),
+    ("harbourdental.example/ติดต่อเรา", "https://harbourdental.example/"),
+    ("https://harbourdental.example/about/index.html", "https://harbourdental.example/"),
+    # A site on a platform that hosts many: its own folder.
+    ("https://someone.wixsite.com/baansuan/about", "https://someone.wixsite.com/baansuan/"),
+    # Pages that are not about the business itself stay what they are.
+    ("https://harbourdental.example/services", "https://harbourdental.example/services"),
+    ("https://harbourdental.example/blog/about-our-new-clinic",
+     "https://harbourdental.example/blog/about-our-new-clinic"),
+])
+def test_an_about_or_contact_page_is_its_sites_lead(given: str, lead: str) -> None:
+    from leadengine.web.urls import normalise_url
+
+    assert normalise_url(given) == lead
+
+
+def test_a_batch_with_a_homepage_and_its_about_page_stores_one_lead(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    from leadengine import Settings
+    from leadengine.batch import run_batch
+    from leadengine.store import Store
+
+    site = tmp_path / "harbour"
+    (site / "about").mkdir(parents=True)
+    (site / "index.html").write_text(page("<h1>Harbour Dental</h1><p>Dentist in Yangon, "
+                                          "Bahan Township.</p>", title="Harbour Dental"),
+                                     encoding="utf-8")
+    (site / "about" / "index.html").write_text(page("<h1>About us</h1><p>Founded in 2010."
+                                                    "</p>", title="About us"),
+                                               encoding="utf-8")
+    (site / "contact.html").write_text(page("<h1>Contact</h1><p>Call us.</p>"),
+                                       encoding="utf-8")
+    rows = tmp_path / "leads.txt"
+    rows.write_text(f"{site / 'index.html'}\n{site / 'about' / 'index.html'}\n"
+                    f"{site / 'contact.html'}\n", encoding="utf-8")
+    store = Store(tmp_path / "l.db")
+    summary = asyncio.run(run_batch(rows, Settings(provider="heuristic",
+                                                   retrieval_method="keyword"), kb, store))
+    assert (summary.done, summary.duplicates) == (1, 2)
+    [lead] = list(store.evaluations())
+    assert lead["business_name"] == "Harbour Dental"
+    assert lead["url"].endswith("/harbour/index.html")
+
+
+# --- what kind of site a lead is ----------------------------------------------------------
+
+def _directory_page(listings: int) -> str:
+    items = ", ".join(
+        f'{{"@type": "ListItem", "position": {i}, "item": {{"@type": "Dentist", '
+        f'"name": "Clinic {i}", "telephone": "+66 2 555 {1000 + i}"}}}}'
+        for i in range(1, listings + 1))
+    head = ('<script type="application/ld+json">{"@context": "https://schema.org", '
+            f'"@type": "ItemList", "itemListElement": [{items}]}}</script>')
+    cards = "".join(f"<article><h3>Clinic {i}</h3><p>Sukhumvit, Bangkok</p>"
+                    f"<a href='https://www.facebook.com/clinic{i}'>Facebook</a></article>"
+                    for i in range(1, listings + 1))
+    social = ("<footer><a href='https://www.facebook.com/bkkdentalguide'>Facebook</a> "
+              "<a href='https://www.instagram.com/bkkdentalguide'>Instagram</a> "
+              "<a href='https://www.youtube.com/@bkkdentalguide'>YouTube</a> "
+              "<a href='https://www.tiktok.com/@bkkdentalguide'>TikTok</a></footer>")
+    return page(f"<h1>Find dentists in Bangkok</h1><p>{listings} clinics reviewed.</p>"
+                f"{cards}{social}", head=head,
+                title=f"Bangkok Dental Guide — {listings} Dental Clinics")
+
+
+def test_a_directory_is_not_facebook_only_nor_judged_as_one_business(
+        kb: KnowledgeBase, tmp_path: Path) -> None:
+    from leadengine import Settings
+    from leadengine.pipeline import evaluate
+
+    facts = facts_of(tmp_path, _directory_page(24), kb, "guide")
+    assert facts.site_kind.value == "directory"
+    assert "its JSON-LD lists 24 businesses" in facts.site_kind.evidence
+    assert facts.flags["facebook_only"] is False
+    evaluation = evaluate(str(tmp_path / "guide" / "index.html"),
+                          Settings(provider="heuristic", retrieval_method="keyword"), kb)
+    assert evaluation.site_kind["value"] == "directory"
+    assert evaluation.fit_score <= 20
+    assert evaluation.angle != "Platform Dependency Risk"
+    assert evaluation.confidence["level"] != "high"
+    assert any("directory of many businesses" in r for r in evaluation.confidence["reasons"])
+    assert evaluation.outreach_message is not None
+    assert "Facebook" not in evaluation.outreach_message["chat"]
+
+
+def test_facebook_and_other_networks_is_not_facebook_only(kb: KnowledgeBase,
+                                                           tmp_path: Path) -> None:
+    body = ("<h1>Pim Nail Studio</h1><p>Gel nails and lashes in Mandalay.</p>"
+            "<a href='https://www.facebook.com/pimnails'>Facebook</a> "
+            "<a href='https://www.instagram.com/pimnails'>Instagram</a>")
+    facts = facts_of(tmp_path, page(body, title="Pim Nail Studio"), kb)
+    assert facts.flags["facebook_only"] is False
+    assert facts.flags["platform_dependent"] is True
+    only_facebook = facts_of(tmp_path, page(body.split(" <a href='https://www.instagram")[0],
+                                            title="Pim Nail Studio"), kb, "fb")
+    assert only_facebook.flags["facebook_only"] is True
+
+
+@pytest.mark.parametrize(("url", "title", "headings", "types", "listed", "phones", "kind"), [
+    ("https://www.facebook.com/pimnails", "Pim Nail Studio | Facebook", (), (), 0, 1,
+     "profile"),
+    ("https://lin.ee/abc123", "Pim Nail Studio", (), (), 0, 0, "profile"),
+    ("https://news.example/", "Yangon Business News", ("Latest",),
+     ("NewsArticle", "WebSite"), 0, 1, "media"),
+    ("https://guide.example/", "Best cafés in Chiang Mai", ("120+ cafés reviewed",), (),
+     0, 0, "directory"),
+    ("https://guide.example/", "รวมร้านอาหารอร่อย เชียงใหม่", ("ร้านอาหาร 150 ร้าน",), (), 0,
+     0, "directory"),
+    # A business with branches, a menu's top dishes, many phone numbers of one hotel.
+    ("https://smile.example/", "Smile Dental | 3 branches", ("Our branches",),
+     ("Dentist",), 3, 3, "business"),
+    ("https://thai.example/", "Krua Thai", ("Top 10 dishes",), ("Restaurant",), 1, 2,
+     "business"),
+    ("https://hotel.example/", "Royal Moat Hotel", ("Rooms",), ("Hotel",), 1, 9, "business"),
+    # A distributor's list of its own dealers, a chain's branches: its own network.
+    ("https://siamtyre.example/", "Authorised Dealer Directory | Siam Tyre Distribution",
+     ("Authorised Dealer Directory",), (), 0, 101, "business"),
+    ("https://noodles.example/", "Nong Noodles — 35 branches in Bangkok", ("Our branches",),
+     (), 0, 35, "business"),
+])
+def test_kinds_of_site(url: str, title: str, headings: tuple[str, ...],
+                       types: tuple[str, ...], listed: int, phones: int, kind: str) -> None:
+    from leadengine.web.site_kind import site_kind
+
+    assert site_kind(url, title, "", headings, types, listed, phones, False).value == kind

@@ -121,12 +121,13 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
                         evaluator: Evaluator) -> tuple[list[Evaluation], int]:
     from leadengine.pipeline import evaluate_site
     from leadengine.web.site import load_site
+    from leadengine.web.urls import lead_target
 
     results: list[Evaluation] = []
     failed = 0
     for target in targets:
         try:
-            site = await load_site(target, settings)
+            site = await load_site(lead_target(target), settings)
             evaluation = await evaluate_site(site, kb, settings, evaluator)
         except LeadEngineError as exc:
             if len(targets) == 1:

@@ -75,6 +75,9 @@ def judge_confidence(facts: SiteFacts, grounding: Grounding | None = None) -> Co
         facts.category.value == "other" or facts.category.confidence < UNSURE_CATEGORY)
     if words >= MIN_WORDS and unsure:
         medium.append("the industry could not be identified")
+    if facts.site_kind.many_businesses:
+        medium.append(f"the site is a {facts.site_kind.value} of many businesses, not one "
+                      "business: its listings are the leads")
     if facts.location.conflict:
         low.append(f"the location clues disagree ({facts.location.conflict})")
     failed = grounding.reasons() if grounding is not None else []

@@ -148,6 +148,9 @@ class Evaluation(Judgement):
     #: What kind of business it is, from the fixed taxonomy (``docs/website-intelligence.md``):
     #: ``value`` (healthcare, food_beverage... other), ``confidence`` 0-1, ``evidence``.
     category: dict[str, Any] = Field(default_factory=dict)
+    #: What kind of site it is (:mod:`leadengine.web.site_kind`): ``value`` (business,
+    #: directory, marketplace, media, profile) and the ``evidence``.
+    site_kind: dict[str, Any] = Field(default_factory=dict)
     #: How far the judgement can be trusted (:mod:`leadengine.confidence`): ``level``
     #: (high, medium, low) and the ``reasons`` (no readable text, a language the rules do
     #: not cover, an unidentified industry, location clues that disagree).

@@ -27,6 +27,7 @@ from leadengine.rules import Exclusion, Industry, MaturityLayer, Rules, SizeSign
 from leadengine.web.category import Category, CategoryClues, classify
 from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.site import Site
+from leadengine.web.site_kind import SiteKind
 
 _WORD = re.compile(r"\w+")
 #: Thai, Burmese and CJK text has no spaces: its words are counted as characters / 3.
@@ -147,6 +148,10 @@ class SiteFacts:
     #: og:site_name, the title and description, the logo's alt text, the header's brand,
     #: the h1, the copyright line and the host name (what a claimed name is checked in).
     name_sources: tuple[str, ...] = ()
+    #: What kind of site it is (:mod:`leadengine.web.site_kind`): one business, or a
+    #: directory, marketplace or media site of many (judged as none of them), or a
+    #: profile on a platform.
+    site_kind: SiteKind = field(default_factory=lambda: SiteKind("business", "not read"))
 
     @property
     def addressed_ai(self) -> bool:
@@ -197,8 +202,15 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         location = replace(location, in_target_geography=None, conflict=conflict,
                            evidence=f"{location.evidence}; but {conflict}")
     flags = dict(signals.flags)
+    evidence = dict(signals.evidence)
+    if site.kind.many_businesses:
+        # A directory is a large site of its own: the Facebook pages it links are its
+        # listings', not its only channel.
+        for name in ("facebook_only", "platform_dependent"):
+            flags[name] = False
+            evidence.pop(name, None)
     values = _conditions(flags, location, industry, exclusion, site.category)
-    layers = tuple(_layer(layer, values, signals.evidence) for layer in rules.maturity_layers)
+    layers = tuple(_layer(layer, values, evidence) for layer in rules.maturity_layers)
     quotes = _metadata_quotes(site)
     # Each size signal found, with its first word on the site.
     size_evidence = {s.label: word for s in rules.size_signals
@@ -210,15 +222,18 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         languages=site.languages or (site.language,),
         services=tuple(dict(s) for s in signals.services),
         contacts=Contacts(tuple(signals.phones), tuple(signals.emails), dict(signals.social)),
-        flags=flags, evidence=dict(signals.evidence), unknown=tuple(signals.unknown),
-        signals=signals.as_dict(), layers=layers, exclusion=exclusion,
+        flags=flags, evidence=evidence, unknown=tuple(signals.unknown),
+        signals={**signals.as_dict(), "evidence": evidence,
+                 **{n: flags[n] for n in ("facebook_only", "platform_dependent")
+                    if n in flags}},
+        layers=layers, exclusion=exclusion,
         size=tuple(s for s in rules.size_signals if s.label in size_evidence),
         size_evidence=size_evidence, words=readable_words(site.text),
         cue_words=frozenset(k.lower() for a in rules.angles for k in a.keywords
                             if count_text([k])),
         text=site.text, page_warnings=tuple(_page_warnings(site, quotes)),
         injections=(*site.injections, *(quote for _, quote in quotes)),
-        name_sources=_name_sources(site))
+        name_sources=_name_sources(site), site_kind=site.kind)
 
 
 def _name_sources(site: Site) -> tuple[str, ...]:

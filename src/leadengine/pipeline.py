@@ -24,6 +24,7 @@ from leadengine.retrieval import Hit
 from leadengine.rules import Rules
 from leadengine.web.category import PHRASES
 from leadengine.web.site import Site, load_site
+from leadengine.web.urls import lead_target
 
 #: The business type of a site whose industry neither the facts nor the evaluator name.
 UNIDENTIFIED_TYPE = "Business (industry not identified)"
@@ -159,6 +160,7 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
                   "in_target_geography": facts.location.in_target_geography,
                   "evidence": facts.location.evidence},
         category=facts.category.as_dict(),
+        site_kind=facts.site_kind.as_dict(),
         confidence=judge_confidence(facts, grounding).as_dict(),
         grounding=(grounding or Grounding()).as_dict(),
         outreach_message=outreach.as_dict() if outreach is not None else None,
@@ -172,7 +174,8 @@ async def evaluate_url(target: str, settings: Settings | None = None,
     settings = settings or Settings.from_env()
     kb = kb or load_knowledge(settings)
     evaluator = evaluator or make_evaluator(settings, kb)  # fail on bad config before fetching
-    site = await load_site(target, settings)
+    # An "About us" or "Contact" page is its site's lead: the site is read from its home.
+    site = await load_site(lead_target(target), settings)
     return await evaluate_site(site, kb, settings, evaluator)
 
 

@@ -181,6 +181,9 @@ class Rubric(_Rule):
     out_of_market_max_fit: int = 35
     #: A site that shows neither a location nor an industry cannot be judged a good fit.
     unidentified_max_fit: int = 30
+    #: Most fit for a site of many businesses (a directory, a marketplace, a media
+    #: site): its listings are the leads, not the site.
+    directory_max_fit: int = 20
     bands: dict[str, int] = Field(
         default_factory=lambda: {"high": 70, "medium": 40, "low": 0}
     )

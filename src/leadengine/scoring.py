@@ -108,6 +108,10 @@ def fit_caps(facts: SiteFacts, rubric: Rubric) -> list[tuple[int, str]]:
     if not location.target and not facts.identity.industry:
         caps.append((rubric.unidentified_max_fit, "a site showing neither location nor "
                                                   "industry"))
+    kind = facts.site_kind
+    if kind.many_businesses:
+        caps.append((rubric.directory_max_fit, f"a {kind.value} of many businesses, not one "
+                                               f"({kind.evidence})"))
     words = facts.words
     if words < MIN_WORDS:
         # Its gaps are not known, only not seen: the page is a shell, images or a stub.

@@ -4,7 +4,9 @@
     Facebook (a page or Messenger) is the business's sole online channel: a Facebook page
     is linked (or the "website" is the Facebook page itself) and the site shows no form
     that collects a way to reach the visitor, no online booking, no shop or ordering, no
-    e-mail on its own domain, and no other messaging app or marketplace. A dental clinic
+    e-mail on its own domain, no other messaging app or marketplace, and no other social
+    network (Instagram, YouTube, TikTok...). A directory is never Facebook-only
+    (:mod:`leadengine.web.site_kind`). A dental clinic
     whose site is a brochure with a phone number and a "Message us on Facebook" button is
     Facebook-only; the same clinic with a LINE link is not (it is platform-dependent).
 
@@ -117,7 +119,11 @@ def channel_flags(flags: dict[str, bool], social: dict[str, str],
         own.append("online shop")
     facebook = "facebook" in social or "messenger" in social or platform_host
     platforms = (["Facebook"] if facebook else []) + apps + marketplaces
-    facebook_only = platform_host or (facebook and not own and not apps and not marketplaces)
+    # Other networks it is on (Instagram, YouTube, TikTok, LinkedIn...): then Facebook is
+    # not its only presence, whatever else the site lacks.
+    networks = [n for n in social if n not in ("facebook", "messenger", *MESSAGING_APPS)]
+    facebook_only = platform_host or (facebook and not own and not apps and not marketplaces
+                                      and not networks)
     result = {
         "facebook_only": (facebook_only, (
             "Facebook is the only online channel (no form, booking, shop, own-domain e-mail "

@@ -83,10 +83,13 @@ def _is_business(kinds: str, item: dict[str, Any]) -> bool:
         item.get("name")) and any(item.get(key) for key in _BUSINESS_KEYS)
 
 
-def json_ld_types(tree: lxml.html.HtmlElement) -> list[str]:
+def json_ld_types(tree: lxml.html.HtmlElement) -> tuple[list[str], int]:
     """Every ``@type`` of the page's JSON-LD objects, in document order, without repeats
-    ("Dentist", "Organization", "WebSite")."""
+    ("Dentist", "Organization", "WebSite"); and how many businesses the JSON-LD lists:
+    the entries of its ``ItemList``s, or its business objects when there is no list (a
+    directory lists dozens, a business gives one, or a few branches)."""
     types: list[str] = []
+    listed = businesses = 0
     for block in _json_ld_blocks(tree):
         try:
             data = json.loads(block.strip())
@@ -97,7 +100,13 @@ def json_ld_types(tree: lxml.html.HtmlElement) -> list[str]:
             for kind in kinds if isinstance(kinds, list) else [kinds]:
                 if isinstance(kind, str) and kind and kind not in types:
                     types.append(kind)
-    return types[:50]
+            names = " ".join(map(str, kinds)) if isinstance(kinds, list) else str(kinds)
+            elements = item.get("itemListElement")
+            if "ItemList" in names and isinstance(elements, list):
+                listed += len(elements)
+            elif _is_business(names, item):
+                businesses += 1
+    return types[:50], max(listed, businesses)
 
 
 def headings_of(tree: lxml.html.HtmlElement) -> list[str]:

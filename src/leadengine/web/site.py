@@ -37,6 +37,7 @@ from leadengine.web.naming import NameHints, name_candidates, name_hints, pick_n
 from leadengine.web.phones import is_placeholder, normalise_phones, site_region, split_range
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.signals import Signals, markup_signals, merge_signals, text_signals
+from leadengine.web.site_kind import SiteKind, site_kind
 
 #: CPU seconds (of the reading thread) one page may take to parse and read; past it the
 #: page fails with "page too complex to read" (the homepage fails the site, a subpage is
@@ -97,6 +98,9 @@ class Site:
     location: SiteLocation = field(default_factory=SiteLocation)
     #: What kind of business it is (:mod:`leadengine.web.category`).
     category: Category = field(default_factory=lambda: Category("other", 0.0, "not read"))
+    #: What kind of site it is: one business, a directory, a profile on a platform...
+    #: (:mod:`leadengine.web.site_kind`).
+    kind: SiteKind = field(default_factory=lambda: SiteKind("business", "not read"))
 
     def business_name(self) -> tuple[str, str, list[str]]:
         """(name, where it was read, warnings for candidates passed over because they
@@ -136,6 +140,8 @@ class PageRead:
     #: The page's JSON-LD ``@type`` values and h1-h3 headings (what it says it is).
     json_ld_types: tuple[str, ...] = ()
     headings: tuple[str, ...] = ()
+    #: How many businesses its JSON-LD lists (:func:`~leadengine.web.facts.json_ld_types`).
+    json_ld_listed: int = 0
 
 
 def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
@@ -156,7 +162,8 @@ def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
     deadline.check()
     signals = markup_signals(tree, page.final_url, deadline)
     html_lang = _html_lang(tree)
-    types = tuple(json_ld_types(tree))
+    found_types, listed = json_ld_types(tree)
+    types = tuple(found_types)
     # JSON-LD is script: read before the invisible elements are dropped.
     clues = page_clues(tree, [], page.final_url)
     drop_invisible(tree)
@@ -174,7 +181,8 @@ def read_page(page: Page, tree: lxml.html.HtmlElement | None = None, *,
     deadline.check()
     return PageRead(page=page, extracted=extracted,
                     signals=signals, nodes=nodes, html_lang=html_lang, name_hints=hints,
-                    json_ld_types=types, headings=headings, location_clues=clues)
+                    json_ld_types=types, headings=headings, location_clues=clues,
+                    json_ld_listed=listed)
 
 
 def page_deadline(page: Page, cpu_seconds: float | None = None) -> Deadline:
@@ -317,7 +325,12 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
         description=home.extracted.description,
         headings=tuple(h for p in parts for h in p.headings), text=text,
         service_kinds=kinds))
-    return replace(site, category=category)
+    kind = site_kind(home.page.final_url, home.extracted.title, home.extracted.description,
+                     home.headings, home.json_ld_types,
+                     max(p.json_ld_listed for p in parts), len(signals.phones),
+                     bool(signals.flags.get("ecommerce")),
+                     business=bool(signals.business.get("name")))
+    return replace(site, category=category, kind=kind)
 
 
 def _page_text(part: PageRead) -> str:

@@ -221,11 +221,56 @@ def redirect_url(base: str, location: str) -> str:
         raise ReadProblem(f"redirects to an invalid address ({short_reason(exc)})") from None
 
 
+#: The last part of an address that is a page about the business, not the business: an
+#: "About us" or "Contact" page given as a lead is its site's lead.
+_SITE_PAGE = re.compile(
+    r"^(?:about|about[-_ ]?us|aboutus|about[-_]company|who[-_ ]we[-_ ]are|our[-_ ]story|"
+    r"contact|contacts|contact[-_ ]?us|contactus|contact[-_]info|get[-_]in[-_]touch|"
+    r"เกี่ยวกับเรา|ติดต่อเรา|ติดต่อ|ကျွန်ုပ်တို့အကြောင်း|ဆက်သွယ်ရန်|お問い合わせ|会社概要|"
+    r"lien-he|gioi-thieu|hubungi-kami|tentang-kami)"
+    r"(?:\.(?:html?|php|aspx?|jsp))?$", re.I)
+_INDEX = re.compile(r"^(?:index|default|home)\.(?:html?|php|aspx?)$", re.I)
+
+
+def lead_path(path: str) -> str:
+    """The path of the lead a page's ``path`` belongs to: an "About us" or "Contact"
+    page's folder ("/about-us/" -> "/", "/th/contact.html" -> "/th/",
+    "/cafe/about" -> "/cafe/" on a platform that hosts many sites); any other path as
+    it is."""
+    parts = path.split("/")
+    while parts and (not parts[-1] or _INDEX.match(parts[-1])):
+        parts.pop()  # a trailing "/" or "index.html"
+    if len(parts) < 2 or not _SITE_PAGE.match(unquote(parts[-1])):
+        return path
+    return "/".join(parts[:-1]) + "/"
+
+
+def lead_target(target: str) -> str:
+    """``target`` as the lead it belongs to: an http(s) "About us" or "Contact" page as
+    its site's (see :func:`lead_path`, the query dropped with it), a saved one as the
+    ``index.html`` beside it or above it when there is one; anything else as given."""
+    url = normalise_target(target)
+    if url.startswith("file:"):
+        file = Path(unquote(urlsplit(url).path))
+        for folder in (file.parent, file.parent.parent):
+            page = file.name if folder == file.parent else file.parent.name
+            home = folder / "index.html"
+            if file.is_file() and _SITE_PAGE.match(page) and home.is_file() and home != file:
+                return home.as_uri()
+        return url
+    parts = urlsplit(url)
+    path = lead_path(parts.path or "/")
+    if path == (parts.path or "/"):
+        return url
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
 def normalise_url(raw: str) -> str:
     """The canonical form used for de-duplication, storage and ``show``: http(s) with
     the host in lower case and at least a "/" path, or file:// for a local file (a
-    folder stands for its index.html). Accepts what ``evaluate`` accepts."""
-    url = normalise_target(raw) if raw.strip() else ""
+    folder stands for its index.html); an "About us" or "Contact" page as its site's
+    lead (:func:`lead_target`). Accepts what ``evaluate`` accepts."""
+    url = lead_target(raw) if raw.strip() else ""
     if url.startswith("file:"):
         return _file_key(url)
     if not url.lower().startswith(("http://", "https://")):
