@@ -254,6 +254,9 @@ def test_facebook_and_other_networks_is_not_facebook_only(kb: KnowledgeBase,
      ("Authorised Dealer Directory",), (), 0, 101, "business"),
     ("https://noodles.example/", "Nong Noodles — 35 branches in Bangkok", ("Our branches",),
      (), 0, 35, "business"),
+    # A business's own "Find us" section is not a directory's search.
+    ("https://cafe.example/", "Little Owl Café", ("Find us in Thonglor", "Compare our blends"),
+     (), 0, 2, "business"),
 ])
 def test_kinds_of_site(url: str, title: str, headings: tuple[str, ...],
                        types: tuple[str, ...], listed: int, phones: int, kind: str) -> None:

@@ -572,7 +572,11 @@ def test_a_413_teaches_the_limit_and_the_page_goes_again_cut(
     first, second = (r["json"] for r in fake_llm.chat_requests)
     assert count_tokens(first["messages"]) + first["max_completion_tokens"] > 6_000
     assert count_tokens(second["messages"]) + second["max_completion_tokens"] <= 6_000
-    assert evaluation.fit_score == 80
+    # The second answer is the one used: the LLM's primary service and angle (its 80 is
+    # then bounded by the facts: a single café).
+    assert (evaluation.primary_service, evaluation.angle) == (
+        "Foundation Package", "Platform Dependency Risk")
+    assert 40 <= evaluation.fit_score <= 80
     assert any("limit of 6,000 tokens per minute" in w for w in evaluation.warnings)
 
 

@@ -151,6 +151,9 @@ class Evaluation(Judgement):
     #: What kind of site it is (:mod:`leadengine.web.site_kind`): ``value`` (business,
     #: directory, marketplace, media, profile) and the ``evidence``.
     site_kind: dict[str, Any] = Field(default_factory=dict)
+    #: How big the business is (:mod:`leadengine.size_facts`): ``value`` (small: a single
+    #: small outlet, large: a business with scale, unknown) and the ``evidence``.
+    scale: dict[str, Any] = Field(default_factory=dict)
     #: How far the judgement can be trusted (:mod:`leadengine.confidence`): ``level``
     #: (high, medium, low) and the ``reasons`` (no readable text, a language the rules do
     #: not cover, an unidentified industry, location clues that disagree).

@@ -24,6 +24,7 @@ from leadengine.keywords import Count, KeywordCounter
 from leadengine.location_facts import Location as Location
 from leadengine.location_facts import locate, location_conflict
 from leadengine.rules import Exclusion, Industry, MaturityLayer, Rules, SizeSignal
+from leadengine.size_facts import Scale, scale
 from leadengine.web.category import Category, CategoryClues, classify
 from leadengine.web.injection import find_injections, strip_injections
 from leadengine.web.site import Site
@@ -152,6 +153,9 @@ class SiteFacts:
     #: directory, marketplace or media site of many (judged as none of them), or a
     #: profile on a platform.
     site_kind: SiteKind = field(default_factory=lambda: SiteKind("business", "not read"))
+    #: How big the business is, as its site shows (:mod:`leadengine.size_facts`): a
+    #: single small outlet, a business with scale, or not known.
+    scale: Scale = field(default_factory=Scale)
 
     @property
     def addressed_ai(self) -> bool:
@@ -233,7 +237,10 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
                             if count_text([k])),
         text=site.text, page_warnings=tuple(_page_warnings(site, quotes)),
         injections=(*site.injections, *(quote for _, quote in quotes)),
-        name_sources=_name_sources(site), site_kind=site.kind)
+        name_sources=_name_sources(site), site_kind=site.kind,
+        scale=scale(site.text, identity.name, site.extracted.title,
+                    max((s.points for s in rules.size_signals if s.label in size_evidence),
+                        default=0)))
 
 
 def _name_sources(site: Site) -> tuple[str, ...]:

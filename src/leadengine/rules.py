@@ -181,6 +181,9 @@ class Rubric(_Rule):
     out_of_market_max_fit: int = 35
     #: A site that shows neither a location nor an industry cannot be judged a good fit.
     unidentified_max_fit: int = 30
+    #: Most fit for a single small outlet (a café, a tea shop, a family guesthouse, a
+    #: six-room inn: :mod:`leadengine.size_facts`): a small buyer, whatever its gaps.
+    small_outlet_max_fit: int = 65
     #: Most fit for a site of many businesses (a directory, a marketplace, a media
     #: site): its listings are the leads, not the site.
     directory_max_fit: int = 20

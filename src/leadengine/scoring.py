@@ -108,6 +108,9 @@ def fit_caps(facts: SiteFacts, rubric: Rubric) -> list[tuple[int, str]]:
     if not location.target and not facts.identity.industry:
         caps.append((rubric.unidentified_max_fit, "a site showing neither location nor "
                                                   "industry"))
+    if facts.scale.value == "small":
+        caps.append((rubric.small_outlet_max_fit,
+                     f"a single small outlet ({facts.scale.evidence})"))
     kind = facts.site_kind
     if kind.many_businesses:
         caps.append((rubric.directory_max_fit, f"a {kind.value} of many businesses, not one "
