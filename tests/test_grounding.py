@@ -263,3 +263,15 @@ def test_the_workspace_lead_page_shows_the_checks(fake_llm: FakeOpenAI, kb: Know
     assert "<strong>name</strong> “Example Business”: corrected" in section
     assert "<b>" not in page.split('<article class="lead">')[1]
     assert 'id="confidence">Confidence low' in page  # markup removed, name replaced
+
+
+def test_a_city_the_site_never_names_is_not_borne_out(fake_llm: FakeOpenAI,
+                                                       kb: KnowledgeBase, pizza: str) -> None:
+    evaluation = llm(fake_llm, kb, pizza, reasoning="A Zanarkand-based pizza place with no "
+                                                    "online ordering.")
+    found = checks(evaluation)["location"]
+    assert (found["result"], found["claim"]) == ("fail", "Zanarkand")
+    assert found["evidence"] == "the site is in Singapore; the site never names 'Zanarkand'"
+    evaluation = llm(fake_llm, kb, pizza, reasoning="A pizza restaurant based in Tanjong "
+                                                    "Pagar, Singapore.")
+    assert checks(evaluation)["location"]["result"] == "pass"

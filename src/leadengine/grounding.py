@@ -363,6 +363,11 @@ def _location(fields: dict[str, Any], facts: SiteFacts, rules: Rules) -> Check:
     named = [p for p in rules.places if _names_place(said, [*p.aliases, p.name])]
     location = facts.location
     where = location.city or location.country
+    unknown = _unknown_places(said, facts, [n for p in named for n in (p.name, *p.aliases)])
+    if unknown:
+        facts_say = f"the site is in {where}" if where else "the site names no such place"
+        return Check("location", "fail", ", ".join(unknown),
+                     f"{facts_say}; the site never names {unknown[0]!r}")
     if not named:
         return Check("location", "pass", "", f"names no place of the geography; the site: "
                                              f"{where or 'no place stated'}")
@@ -383,6 +388,27 @@ def _location(fields: dict[str, Any], facts: SiteFacts, rules: Rules) -> Check:
     facts_say = (f"the site is in {where} ({location.evidence[:100]})" if where
                  else "the site names no such place")
     return Check("location", "fail", ", ".join(wrong), facts_say)
+
+
+#: Where an answer says a business is: "based in X", "located in X", "X-based".
+_PLACED = re.compile(r"\b(?:based|located|situated|headquartered) in (?:the )?"
+                     r"((?:[A-Z][\w'.-]+)(?: [A-Z][\w'.-]+){0,2})|"
+                     r"\b((?:[A-Z][\w'.-]+ ){0,2}[A-Z][\w'.]+)-based\b")
+
+
+def _unknown_places(said: str, facts: SiteFacts, known: list[str]) -> list[str]:
+    """The places the answer says the business is in that the site never names (a city
+    that does not exist, or another one)."""
+    site = (facts.text + " " + " ".join(facts.name_sources) + " " + " ".join(
+        v for v in (facts.location.city, facts.location.region, facts.location.country,
+                    facts.location.address) if v)).lower()
+    found = []
+    for match in _PLACED.finditer(said):
+        place = (match.group(1) or match.group(2) or "").strip(" .")
+        if place and place.lower() not in site and not any(
+                place.lower() == k.lower() for k in known):
+            found.append(place)
+    return list(dict.fromkeys(found))
 
 
 def _names_place(text: str, names: Iterable[str]) -> bool:
