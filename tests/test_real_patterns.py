@@ -48,7 +48,7 @@ SIGNALS = frozenset({
 TOP_KEYS = frozenset({
     "split", "patterns", "notes", "name", "category", "language", "languages", "location",
     "signals", "phones", "emails", "placeholder_phones", "placeholder_emails", "services",
-    "band", "angle", "never_pitch", "judgement_notes",
+    "band", "angle", "never_pitch", "judgement_notes", "misses",
 })
 LOCATION_KEYS = frozenset({"street_contains", "city", "region", "postal_code", "country",
                            "street"})
@@ -208,7 +208,12 @@ def _cases() -> list[Any]:
         want = expected(site)
         for group, keys in GROUPS.items():
             if any(key in want for key in keys):
-                cases.append(pytest.param(site, group, id=f"{site}-{group}"))
+                # A held-out site's field group measured wrong is recorded, not tuned
+                # away: it must keep failing until a general rule fixes it (strict).
+                miss = want.get("misses", {}).get(group)
+                marks = [pytest.mark.xfail(strict=True, reason=f"held-out miss: {miss}")
+                         ] if miss else []
+                cases.append(pytest.param(site, group, id=f"{site}-{group}", marks=marks))
     return cases
 
 
@@ -294,6 +299,9 @@ def test_expected_json_is_well_formed(site: str) -> None:
     want = expected(site)
     assert set(want) <= TOP_KEYS, f"unknown keys {set(want) - TOP_KEYS}"
     assert want["split"] in ("dev", "heldout")
+    misses = want.get("misses", {})
+    assert not misses or want["split"] == "heldout", "a dev site's misses are fixed, not listed"
+    assert set(misses) <= set(GROUPS) and all(isinstance(r, str) and r for r in misses.values())
     assert want["patterns"] and all(isinstance(p, str) and p for p in want["patterns"])
     assert isinstance(want["notes"], str) and len(want["notes"]) > 40
     if "category" in want:

@@ -36,8 +36,9 @@ _COUNTED = re.compile(rf"\b\d[\d,]{{1,6}}\+?\s+(?:\w+\s+)?(?:{_PLURALS})\b|"
                       r"\d{2,}\s*(?:ร้าน|แห่ง|ที่)|\d{2,}\s*ဆိုင်", re.I)
 #: Words of a title or heading that only a directory uses of itself.
 _DIRECTORY = re.compile(
-    rf"\bdirectory\b|\blistings?\b|\bfind (?:the best |a |an )?(?:\w+[ ,&]+){{0,4}}"
-    rf"(?:in|near)\b|\bnear (?:you|me)\b|\bbrowse\b|\bcompare\b|\btop \d+\b|\bbest \d+\b|"
+    rf"\bdirectory\b|\blistings?\b|\bfind (?!us\b|our\b|me\b)(?:the best |a |an )?"
+    rf"(?:\w+[ ,&]+){{0,4}}(?:in|near)\b|\bnear (?:you|me)\b|\bbrowse\b|\bcompare\b|"
+    rf"\btop \d+\b|\bbest \d+\b|"
     rf"\ball (?:{_PLURALS}) in\b|รวมร้าน|ค้นหาร้าน|ไดเรกทอรี|แนะนำร้าน|รายชื่อร้าน", re.I)
 #: A business's own network listed on its site: dealers, stockists, branches, a store
 #: locator. Such a list is the business's, not a directory of others.
