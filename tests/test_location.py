@@ -166,6 +166,30 @@ def test_romanised_yangon_address_with_tsp() -> None:
     assert evidence(location.country) == f'city Yangon: address text: "{text}"'
 
 
+@pytest.mark.parametrize(("node", "street"), [
+    ("No. 45, Pyay Road, Kamayut Tsp, Yangon Tel: 09 123 456 789",
+     "No. 45, Pyay Road, Kamayut Tsp, Yangon"),
+    ("99/1 ถนนสีลม แขวงสุริยวงศ์ เขตบางรัก กรุงเทพฯ 10500 โทร. 02-234-5678",
+     "99/1 ถนนสีลม แขวงสุริยวงศ์ เขตบางรัก กรุงเทพฯ 10500"),
+    ("အမှတ် ၁၂၃၊ ပြည်လမ်း၊ ကမာရွတ်မြို့နယ်၊ ရန်ကုန်မြို့။ ဖုန်း - ၀၉-၂၅၃ ၆၁၄ ၈၇၀",
+     "အမှတ် ၁၂၃၊ ပြည်လမ်း၊ ကမာရွတ်မြို့နယ်၊ ရန်ကုန်မြို့။"),
+])
+def test_an_address_that_runs_on_into_its_phone_ends_before_the_label(
+        node: str, street: str) -> None:
+    location = read_location([page(node)])
+    assert location.street_address is not None
+    assert location.street_address.value == street
+
+
+def test_of_several_branches_the_address_that_names_the_city_is_the_sites() -> None:
+    branch = "၆၂ လမ်း၊ ၁၀၂ လမ်းနှင့် ၁၀၃ လမ်းကြား၊ ပြည်ကြီးတံခွန်မြို့နယ်။ ဖုန်း - ၀၉-၂၅၃ ၆၁၄ ၈၇၀"
+    main = "အမှတ် ၁၂၀၊ ၇၈ လမ်း၊ ၃၃ လမ်းနှင့် ၃၄ လမ်းကြား၊ ချမ်းအေးသာစံမြို့နယ်၊ မန္တလေးမြို့။"
+    location = read_location([page(branch, "ဆေးခန်းခွဲ", main)], language="my")
+    assert location.street_address is not None and location.city is not None
+    assert location.street_address.value == main
+    assert location.city.value == "Mandalay"
+
+
 def test_yangon_region_in_burmese() -> None:
     location = read_location([page("လိပ်စာ", "အမှတ် ၇၊ ဗိုလ်ချုပ်လမ်း၊ ရန်ကုန်တိုင်းဒေသကြီး")],
                              language="my")

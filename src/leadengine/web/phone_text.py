@@ -48,7 +48,20 @@ def _labelled_not_a_phone(before: str) -> bool:
     number, so "Tax invoice available. Tel: 02-555-0147" is a phone."""
     tail = before[-48:]
     ends = [match.end() for match in NOT_A_PHONE.finditer(tail)]
-    return bool(ends) and len(tail[ends[-1]:].strip(" \t:：.#-–=()")) <= 4
+    if not ends:
+        return False
+    between = tail[ends[-1]:]
+    return len(between.strip(" \t:：.#-–=()")) <= 4 or _names_the_account(between)
+
+
+def _names_the_account(between: str) -> bool:
+    """Whether the words between an account label and a number name the bank or its
+    branch ("บัญชีกสิกรไทย 063-2-41587-2", "A/C Kasikorn Bank, Siam branch 123-4-56789-0"):
+    a few words, no digit, no sentence's end, no phone label ("Tax invoice available.
+    Tel: 02-555-0147" is a phone)."""
+    return (len(between.strip()) <= 32 and not any(c.isdigit() for c in between)
+            and not re.search(r"[.!?。।](\s|$)", between.rstrip())
+            and PHONE_LABEL.search(between.lower()) is None)
 
 
 def _labelled_phones(lowered: str) -> list[str]:

@@ -121,11 +121,22 @@ class Node:
 
 
 def split_node(text: str) -> list[str]:
-    """A node's parts: footers join an address to the copyright line with " | "."""
+    """A node's parts: footers join an address to the copyright line with " | ", and an
+    address runs on into its phone ("..., Bahan Township. Tel: 09 ..." ,
+    "...မြို့နယ်။ ဖုန်း - ၀၉-..."): the phone's label begins a part of its own."""
     text = " ".join(text.split())
-    if "|" in text or "·" in text or "•" in text:
-        return [part for part in _SEPARATORS.split(text) if part]
-    return [text] if text else []
+    parts = _SEPARATORS.split(text) if "|" in text or "·" in text or "•" in text else [text]
+    return [piece for part in parts for piece in _INLINE_PHONE.split(part) if piece]
+
+
+_PHONE_WORDS = (r"telephone|tel|phone|call|mobile|mob|cell|fax|hotline|โทรศัพท์|โทร|มือถือ|"
+                r"ဖုန်းနံပါတ်|ဖုန်း|電話|전화|电话|điện thoại|ফোন|फोन|هاتف")
+_NUMBER_START = ("+(0-9\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u09e6-\u09ef\u0e50-\u0e59"
+                 "\u1040-\u1049")
+#: Where a phone's label starts inside a node: after a space, the label (a word of its
+#: own), maybe a dot, a colon or a dash, then the number.
+_INLINE_PHONE = re.compile(
+    rf"(?<=\S)\s+(?=(?:{_PHONE_WORDS})(?![^\W\d_])\.?\s*[:：\-–]?\s*[{_NUMBER_START}])", re.I)
 
 
 _ICON = re.compile(r"^[^\w(〒#]+")
