@@ -179,6 +179,35 @@ def test_an_external_link_that_asks_to_book_is_online_booking() -> None:
     assert not internal["signals"]["online_booking"]
 
 
+@pytest.mark.parametrize(("link", "service"), [
+    ('<a href="https://liff.line.me/1657-abcd">จองคิวออนไลน์</a>', "LINE booking page"),
+    ('<a href="https://t.me/SalonQueueBot">Book a slot</a>', "Telegram booking page"),
+    ('<a href="https://line.me/R/ti/p/@shop/reserve">LINE</a>', "LINE booking page"),
+    ('<a href="https://reserve.line.me/shop/123">จองโต๊ะ</a>', "LINE reservation"),
+])
+def test_a_messaging_apps_booking_page_is_online_booking_on_a_platform(
+        link: str, service: str) -> None:
+    profile = site_of(link)
+    signals, services = profile["signals"], profile["services"]
+    assert isinstance(signals, dict) and isinstance(services, list)
+    assert signals["online_booking"] and signals["platform_dependent"]
+    assert [s["name"] for s in services] == [service]
+    assert all(s["platform"] for s in services)
+
+
+@pytest.mark.parametrize("link", [
+    '<a href="https://wa.me/66812345678?text=I%27d%20like%20to%20book">Book on WhatsApp</a>',
+    '<a href="https://lin.ee/AbCdEf">จองผ่าน LINE</a>',
+    '<a href="https://m.me/shop?ref=reserve-a-table">Reserve on Messenger</a>',
+    '<a href="https://liff.line.me/1657-abcd">สมัครสมาชิก</a>',  # an app that is no booking
+    '<a href="https://t.me/shop_news">Book a slot</a>',  # a channel, not a bot
+])
+def test_a_chat_that_asks_to_book_is_messaging_not_online_booking(link: str) -> None:
+    signals = site_of(link)["signals"]
+    assert isinstance(signals, dict)
+    assert signals["messaging_link"] and not signals["online_booking"]
+
+
 # --- phones and e-mails ---------------------------------------------------------------
 
 @pytest.mark.parametrize("raw", ["08x-xxx-xxxx", "0XX XXX XXXX", "123 456 7890",
@@ -315,6 +344,17 @@ def test_a_label_makes_a_number_something_else_only_right_before_it() -> None:
     contacts = profile["contacts"]
     assert isinstance(contacts, dict)
     assert contacts["phones"] == ["+6625550147", "+66815550198"]
+
+
+def test_the_bank_named_between_an_account_label_and_its_number_keeps_it_an_account() -> None:
+    profile = site_of("<p>มัดจำ 50% โอนเข้าบัญชีกสิกรไทย 063-2-41587-2 แล้วส่งสลิปทางไลน์</p>"
+                      "<p>A/C Kasikorn Bank, Siam branch 123-4-56789-0</p>"
+                      "<p>Bank transfer accepted, call us 081-555-0198</p>"
+                      "<p>We accept bank cards. 02-555-0147</p>",
+                      url="https://shop.co.th/")
+    contacts = profile["contacts"]
+    assert isinstance(contacts, dict)
+    assert contacts["phones"] == ["+66815550198", "+6625550147"]
 
 
 def test_a_number_not_possible_in_the_country_read_is_tried_in_the_markets() -> None:

@@ -21,11 +21,15 @@
 
 A link is a booking link when its text asks to book ("Book appointment", จอง, 予約, 예약)
 and it leads to another site (not a social or messaging app): the booking happens there,
-with a provider the catalogue may not list yet.
+with a provider the catalogue may not list yet. A messaging app's booking page (a LINE
+LIFF app or a Telegram bot that asks to book, an address like line.me/.../reserve) is
+booking on a platform the business does not own; a chat link is not booking, whatever
+its text ("Book on WhatsApp": the booking is then made by hand).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
@@ -35,7 +39,7 @@ import lxml.html
 
 from leadengine.web.extract import Deadline
 from leadengine.web.forms import BOOKING_WORDS
-from leadengine.web.signal_rules import MESSAGING, SOCIAL_HOSTS
+from leadengine.web.signal_rules import MESSAGING, MESSAGING_SCHEMES, SOCIAL_HOSTS
 
 #: Messaging apps (the networks of :data:`MESSAGING`) as channels.
 MESSAGING_APPS = ("whatsapp", "viber", "messenger", "line", "telegram", "kakaotalk", "zalo")
@@ -79,6 +83,78 @@ def booking_links(anchors: Iterable[lxml.html.HtmlElement], url: str,
         if BOOKING_WORDS.search(text):
             found.append(f"link {text[:80]!r} to {anchor.get('href', '')[:150]}")
     return found
+
+
+def messaging_bookings(anchors: Iterable[lxml.html.HtmlElement],
+                       deadline: Deadline | None = None) -> list[dict[str, Any]]:
+    """Booking offered on a messaging app's booking page: a link into an app that runs
+    inside the messenger (a LINE LIFF or mini app, a Telegram bot) whose text asks to
+    book, or a link to a messaging app whose address is a booking page
+    (line.me/.../reserve). Each is a service of kind booking on that
+    platform, one per app, in the shape of the profile's ``services``.
+
+    A plain chat link is not booking, whatever its text ("Book on WhatsApp" opens a chat:
+    the booking is then made by hand, which is what the Operational Bottleneck angle
+    looks for)."""
+    found: dict[str, dict[str, Any]] = {}
+    for anchor in islice(anchors, MAX_EXTERNAL_LINKS * 4):
+        if deadline is not None:
+            deadline.tick()
+        href = anchor.get("href", "")
+        app = _messaging_app(href)
+        if app is None or app in found:
+            continue
+        text = " ".join(" ".join(filter(None, (anchor.text_content()[:200],
+                                               anchor.get("title"),
+                                               anchor.get("aria-label")))).split())
+        page = _booking_page(href)
+        if page == "booking" or (page == "app" and BOOKING_WORDS.search(text)):
+            found[app] = {"name": f"{_APP_NAMES[app]} booking page", "kinds": ["booking"],
+                          "segment": None, "platform": True, "where": "link",
+                          "evidence": f"{text[:80]!r} -> {href[:150]}"}
+    return list(found.values())
+
+
+_APP_NAMES = {"whatsapp": "WhatsApp", "viber": "Viber", "messenger": "Messenger",
+              "line": "LINE", "telegram": "Telegram", "kakaotalk": "KakaoTalk",
+              "zalo": "Zalo"}
+#: Hosts of apps that run inside a messenger (a booking page, a shop, a form).
+_IN_APP_HOSTS = ("liff.line.me", "miniapp.line.me", "zalo.me/app", "page.kakao.com")
+#: Words of a booking page's address.
+_BOOKING_PATH = re.compile(r"reserv|booking|appointment|schedul|/book(?:/|$|\?)")
+
+
+def _messaging_app(href: str) -> str | None:
+    """The messaging app a link opens (by its host or its scheme: line://, viber://)."""
+    scheme = href.partition(":")[0].lower()
+    if scheme in MESSAGING_SCHEMES:
+        return MESSAGING_SCHEMES[scheme]
+    if scheme not in ("http", "https"):
+        return None
+    host = _site_of(_host(href))
+    return next((app for domain, app in MESSAGING.items()
+                 if host == domain or host.endswith("." + domain)), None)
+
+
+def _booking_page(href: str) -> str:
+    """"booking" for a messaging-app link whose address is a booking page, "app" for one
+    into an app run inside the messenger (a LIFF app, a Telegram bot), "" for a chat."""
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return ""
+    # The path only: a query is a chat's first words ("wa.me/...?text=I'd like to book")
+    # or a tracking tag ("m.me/shop?ref=reserve"), and so is LINE's /msg/text/ path.
+    path = parts.path.lower().split("/msg/", 1)[0]
+    if _BOOKING_PATH.search(path):
+        return "booking"
+    host = _site_of(parts.hostname or "")
+    first = next((s for s in parts.path.split("/") if s), "").lower()
+    if any(f"{host}/{first}".startswith(h) or host == h for h in _IN_APP_HOSTS):
+        return "app"
+    if host in ("t.me", "telegram.me") and first.endswith("bot"):
+        return "app"
+    return ""
 
 
 def _external(href: str, own: str) -> bool:

@@ -17,7 +17,13 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 from lxml import etree
 
-from leadengine.web.channels import MESSAGING_APPS, booking_links, channel_flags, is_profile_link
+from leadengine.web.channels import (
+    MESSAGING_APPS,
+    booking_links,
+    channel_flags,
+    is_profile_link,
+    messaging_bookings,
+)
 from leadengine.web.extract import MAX_LINKS, MAX_SCANNED, Deadline, text_nodes
 from leadengine.web.facts import json_ld_business, sources_of
 from leadengine.web.forms import LEAD_PURPOSES, forms_of
@@ -161,11 +167,15 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
     _form_signals(signals, hits)
     booking = [h for h in hits if "booking" in h.service.kinds]
     booking_form = [f for f in signals.forms if f["purpose"] == "booking"]
-    booking_link = booking_links(links_of(tree), url, deadline) if not booking else []
-    signals.note("online_booking", bool(booking or booking_form or booking_link),
+    anchors = links_of(tree)
+    booking_link = booking_links(anchors, url, deadline) if not booking else []
+    by_chat = messaging_bookings(anchors, deadline) if not booking else []
+    signals.services += by_chat
+    signals.note("online_booking", bool(booking or booking_form or booking_link or by_chat),
                  _hit_evidence(booking[0]) if booking else
                  _form_evidence(booking_form[0]) if booking_form else
-                 booking_link[0] if booking_link else "")
+                 booking_link[0] if booking_link else
+                 f"{by_chat[0]['name']}: {by_chat[0]['evidence']}" if by_chat else "")
     signals.note("chat_widget", *_first(CHAT, sources_l, inline_l, links_l))
     signals.note("online_payment", *_first(PAYMENT, sources_l, inline_l, links_l))
     deadline.check()
