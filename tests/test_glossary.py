@@ -12,7 +12,7 @@ import yaml
 
 from leadengine import KnowledgeBase
 from leadengine.errors import ConfigError, KnowledgeError
-from leadengine.retrieval.glossary import GLOSSARY_FILE, Glossary, Group, read_groups
+from leadengine.retrieval.glossary import GLOSSARY_FILE, Glossary, Group, glossary_for, read_groups
 from tests.conftest import write_kb
 
 CLINIC = ("# Clinics\n\nA dental clinic or medical practice that books patients by phone "
@@ -95,3 +95,15 @@ def test_a_broken_alias_in_front_matter_names_the_file(tmp_path: Path) -> None:
     front = "---\nleadengine:\n  aliases:\n    - terms: [แฟนเพจ]\n---\n"
     with pytest.raises(KnowledgeError, match=r"social\.md"):
         KnowledgeBase.from_dir(write_kb(tmp_path / "kb", {"social.md": front + SOCIAL}))
+
+
+@pytest.mark.parametrize(("query", "words"), [
+    ("ลูกค้าเงียบหายหลังส่งใบเสนอราคา ควรติดตามกี่ครั้ง", {"follow up", "no reply", "proposal"}),
+    ("အဆိုပြုချက် ပို့ပြီးနောက် ဖောက်သည်က ပြန်မဖြေရင်", {"proposal", "no reply"}),
+    ("How often should we nudge a prospect who went quiet?", {"follow up", "no reply"}),
+    ("The owner says the social media profile is all they need", {"social media"}),
+    ("ลูกค้าไม่มาตามนัด", {"no-show"}),
+])
+def test_the_sales_process_words_meet_in_every_language(query: str, words: set[str]) -> None:
+    expansion = glossary_for().expand(query).split("\n", 1)[1]
+    assert all(word in expansion for word in words), expansion
