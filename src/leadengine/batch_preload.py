@@ -44,7 +44,6 @@ compile_rules()  # the injection rules' patterns, compiled by a page's first sea
 def warm(kb: KnowledgeBase) -> None:
     """The regexes of ``kb``'s keywords and of the injection rules, compiled now, as a
     page's first read would (about 20 ms in each shard before its first LLM request,
-    that the shards forked from here no longer spend; in a command's start-up they are
-    read compiled: :mod:`leadengine.regex_cache`)."""
+    that the shards forked from here no longer spend)."""
     compile_rules()
     KeywordCounter.for_rules(kb.rules)

@@ -432,9 +432,6 @@ def _before_exit() -> None:
     :func:`~leadengine.cli_common.start_up`), for whatever runs after the command."""
     import gc
 
-    from leadengine import regex_cache
-
-    regex_cache.stop()  # a command that never began work (see work_begins) kept none yet
     gc.freeze()
     gc.enable()
 

@@ -66,12 +66,8 @@ def guarded(func: Callable[..., T]) -> Callable[..., T]:
 def start_up() -> None:
     """A command's start: no cycle collection while it imports the pipeline and loads
     its data (see :func:`work_begins`; each full collection walked every object loaded
-    so far: three of them, 130 ms, in a batch's start), and the regexes it compiles read
-    compiled from the cache folder (:mod:`leadengine.regex_cache`: 100-150 ms)."""
-    from leadengine import regex_cache
-
+    so far: three of them, 130 ms, in a batch's start)."""
     gc.disable()
-    regex_cache.start()
 
 
 def work_begins() -> None:
@@ -79,9 +75,6 @@ def work_begins() -> None:
     the command) and collection is back on for the work. Only after :func:`start_up`:
     in a process that did not start as a command (tests, the workspace's jobs) nothing
     is frozen."""
-    from leadengine import regex_cache
-
-    regex_cache.stop()
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
