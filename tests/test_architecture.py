@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -193,6 +194,19 @@ def printed_json(code: str) -> Any:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, cwd=REPO, check=True)
     return json.loads(done.stdout)
+
+
+def test_no_cpython_internals() -> None:
+    """Speed never buys risk: nothing reaches into the regex engine's private modules
+    (``_sre``, ``re._compiler``, ``re._parser``, ``sre_compile``), which a Python
+    upgrade may change without a test here seeing it."""
+    private = re.compile(r"\b(?:import\s+_sre|from\s+_sre\b|_sre\.|re\._compiler|"
+                         r"re\._parser|sre_compile|sre_parse|\"re\._compiler\"|\"_sre\")")
+    found = [f"{path.relative_to(PACKAGE)}:{number}"
+             for path in sorted(PACKAGE.rglob("*.py"))
+             for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+             if private.search(line)]
+    assert not found, found
 
 
 def test_knowledge_does_not_import_retrieval() -> None:
