@@ -241,3 +241,17 @@ def test_no_auth_still_guards_forms(db: Path) -> None:
     assert client.get("/").status_code == 200
     lead_id = client.get("/api/leads").json()["rows"][0]["id"]
     assert client.post(f"/leads/{lead_id}", data={"status": "won"}).status_code == 403
+
+
+def test_a_session_cookie_is_signed_timestamped_and_expires() -> None:
+    from leadengine.app.auth import Sessions
+
+    sessions = Sessions("t0ken")
+    cookie, session = sessions.issue("ann")
+    assert sessions.read(cookie) == session
+    assert sessions.read(cookie[:-2] + ("AA" if not cookie.endswith("AA") else "BB")) is None
+    assert Sessions("t0ken").read(cookie) is None  # another process's secret: logged out
+    sessions.max_age = -1
+    assert sessions.read(cookie) is None  # older than the session's life
+    assert sessions.check_csrf(session, sessions.csrf(session))
+    assert not sessions.check_csrf(session, sessions.csrf(sessions.issue("bob")[1]))
