@@ -639,3 +639,57 @@ def test_results_are_looked_up_by_an_index_not_a_scan(tmp_path: Path) -> None:
                 f"EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE url = 'u' AND "
                 "kb_version = 'k' AND provider = 'p' AND model = 'm'"))
             assert f"USING COVERING INDEX sqlite_autoindex_{table}_1" in plan, plan
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process under ``pid`` (read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has exited; its parent has not reaped it yet
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_killed_batch_leaves_no_process_behind(sites: SiteServer, tmp_path: Path) -> None:
+    """kill -9 of a running batch (an OOM killer, a closed terminal): every process it
+    started (its shards) ends within seconds, none left blocked on a pipe forever."""
+    route = slow_route(sites, 0.3)
+    urls = tmp_path / "urls.txt"
+    urls.write_text("\n".join(sites.url(f"{route}?n={i}") for i in range(60)) + "\n",
+                    encoding="utf-8")
+    db_file = tmp_path / "r.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "leadengine", "batch", str(urls), "--db", str(db_file), *BATCH,
+         "--concurrency", "2", "--per-host", "2", "--workers", "2"],
+        env={**os.environ, "LEADENGINE_RETRIEVAL": "keyword"}, cwd=REPO,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _stored(db_file) < 2:
+        time.sleep(0.1)
+    children = _descendants(process.pid)
+    assert len(children) >= 2, "the batch started no shard processes"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in children):
+        time.sleep(0.1)
+    left = [pid for pid in children if _alive(pid)]
+    for pid in left:  # not to leave them to the next test
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"{len(left)} of the batch's {len(children)} processes outlived it"

@@ -126,6 +126,7 @@ def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
     thread, so telling costs microseconds a URL)."""
     if job.forked:
         leave_parent(job.others)
+    end_with_parent()
     from leadengine.batch import BatchOptions, BatchRun
     from leadengine.evaluators import make_evaluator
     from leadengine.store import Store
@@ -221,13 +222,15 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
         # Started again, a shard is given every row it was handed: those its dead
         # process stored are skipped as this run's. Forked, it closes the other shards'
         # pipes it inherits (a pipe ends only when every copy of its end is closed).
-        others = tuple(end.fileno() for state in states if state is not shard
-                       for end in (state.events, state.more)
-                       if end is not None and not end.closed)
-        shard.job = dataclasses.replace(shard.job, rows=list(shard.given),
-                                        others=others if forked else ())
         receive, send = context.Pipe(duplex=False)
         asked, answer = context.Pipe(duplex=False)
+        # Its own pipes' parent ends too: a shard that held the end it reads from would
+        # never see the parent go (kill -9), blocked on it forever.
+        others = (receive.fileno(), answer.fileno(), *(
+            end.fileno() for state in states if state is not shard
+            for end in (state.events, state.more) if end is not None and not end.closed))
+        shard.job = dataclasses.replace(shard.job, rows=list(shard.given),
+                                        others=others if forked else ())
         shard.process = context.Process(target=shard_main, args=(shard.job, send, asked),
                                         daemon=True)
         shard.process.start()
@@ -365,6 +368,27 @@ def prepare(kb: KnowledgeBase, settings: Settings, forked: bool) -> None:
         # What the shards inherit is left out of the garbage collector's walks: theirs
         # no longer touch (and so copy) the pages they share, nor spend time on it.
         gc.freeze()
+
+
+#: Seconds between a shard's looks at whether its parent is still there.
+PARENT_CHECK = 0.5
+
+
+def end_with_parent() -> None:
+    """A shard ends when the process that started it is gone (killed with -9, out of
+    memory, its terminal closed), however busy it is: a thread looks every
+    :data:`PARENT_CHECK` seconds whether the shard was handed to another parent and, if
+    so, ends the shard as SIGTERM does. (Its pipes would tell it too, but only when it
+    next reads or writes them; an LLM request in flight, or rows still to do, would
+    otherwise go on being paid for.)"""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def leave_parent(others: Sequence[int]) -> None:
