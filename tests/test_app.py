@@ -4,6 +4,7 @@ sorting, filtering and paging, status and notes with history, escaping, CSP, CSR
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +232,20 @@ def test_serve_refuses_to_start_without_a_token(monkeypatch: pytest.MonkeyPatch)
     assert len(result.stderr.strip().splitlines()) == 1
     result = CliRunner().invoke(serve, ["--host", "0.0.0.0", "--no-auth"])
     assert result.exit_code == 1 and "loopback" in result.stderr
+
+
+@pytest.mark.parametrize("missing", ["uvicorn", "fastapi"])
+def test_serve_without_the_serve_extra_says_what_to_install(
+        monkeypatch: pytest.MonkeyPatch, missing: str) -> None:
+    """The CLI installs without the workspace's packages (pip install leadengine);
+    `serve` then says which one is missing and the command that installs them."""
+    monkeypatch.setitem(sys.modules, missing, None)
+    for module in [m for m in sys.modules if m.startswith("leadengine.app")]:
+        monkeypatch.delitem(sys.modules, module)
+    result = CliRunner(env={"LEADENGINE_TOKEN": "a-team-token-of-24-chars"}).invoke(serve, [])
+    assert result.exit_code == 1
+    assert result.stderr == (f"error: the workspace needs {missing}, which is not installed: "
+                             "pip install 'leadengine[serve]'\n")
 
 
 def test_no_auth_still_guards_forms(db: Path) -> None:

@@ -61,9 +61,13 @@ def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bo
     notes, and the runs, over the store `batch` writes. Needs $LEADENGINE_TOKEN."""
     settings = _settings()
     token = team_token(host, no_auth, settings.environ())
-    import uvicorn
+    try:
+        import uvicorn
 
-    from leadengine.app import create_app
+        from leadengine.app import create_app
+    except ImportError as exc:
+        raise ConfigError(f"the workspace needs {exc.name or 'its web packages'}, which is "
+                          "not installed: pip install 'leadengine[serve]'") from None
 
     app = create_app(settings, db or settings.db, token, allow_private)
     shown = f"[{host}]" if ":" in host else host
