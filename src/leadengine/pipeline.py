@@ -22,6 +22,7 @@ from leadengine.knowledge import KnowledgeBase
 from leadengine.outreach import OutreachMessage, Rep, compose
 from leadengine.retrieval import Hit
 from leadengine.rules import Rules
+from leadengine.scoring import first_angle
 from leadengine.web.category import PHRASES
 from leadengine.web.site import Site, load_site
 from leadengine.web.urls import lead_target
@@ -51,7 +52,7 @@ def advisory_hits(site: Site, kb: KnowledgeBase, settings: Settings) -> list[Hit
 def retrieval_query(site: Site) -> str:
     """The query of the section methods: the signals block first, then the website
     content."""
-    signals = signals_text(site)
+    signals = site.signals_text
     return f"{signals}\n\n{site.text}" if signals else site.text
 
 
@@ -62,7 +63,7 @@ def retrieval_parts(site: Site) -> tuple[str, ...]:
     recurs across sites and is embedded once (see
     :meth:`leadengine.retrieval.semantic.SemanticRetriever.query_vector`), so a site
     costs the model only its own words."""
-    signals = signals_text(site)
+    signals = site.signals_text
     words = "\n".join(line for line in site.text.splitlines()
                       if not line.startswith(_ADDRESS_LINES)).strip()
     return (signals, words) if signals else (words,)
@@ -70,11 +71,6 @@ def retrieval_parts(site: Site) -> tuple[str, ...]:
 
 #: Lines of the website content that are page addresses (see ``page_content``).
 _ADDRESS_LINES = ("Website: ", "[Page: ")
-
-
-def signals_text(site: Site) -> str:
-    """The site's signals block (the end of its content)."""
-    return site.content[len(site.text):].strip()
 
 
 async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
@@ -111,11 +107,9 @@ def first_message(facts: SiteFacts, rules: Rules, verdict: Verdict,
                   ) -> OutreachMessage | None:
     """The outreach message for the verdict's angle (the rules' angle when the
     evaluator named none), from the knowledge base's templates."""
-    from leadengine.evaluators.heuristic import judge
-
     angle = next((a for a in rules.angles if a.name == verdict.angle), None)
     if angle is None:
-        angle = judge(facts, rules).angle
+        angle = first_angle(facts, rules)
     return compose(facts, rules, angle, verdict.primary_service, language, rep)
 
 

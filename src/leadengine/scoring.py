@@ -11,8 +11,8 @@ evaluator's fit score, and the fact-based score that bounds an LLM's::
 from __future__ import annotations
 
 from leadengine.confidence import MIN_WORDS
-from leadengine.facts import SiteFacts
-from leadengine.rules import Rubric
+from leadengine.facts import SiteFacts, holds
+from leadengine.rules import Angle, Rubric, Rules
 
 
 def fact_score(facts: SiteFacts, rubric: Rubric) -> int:
@@ -121,3 +121,15 @@ def fit_caps(facts: SiteFacts, rubric: Rubric) -> list[tuple[int, str]]:
         caps.append((rubric.unidentified_max_fit,
                      f"a site with almost no readable text ({words} words)"))
     return caps
+
+
+def first_angle(facts: SiteFacts, rules: Rules) -> Angle | None:
+    """The rules' angle for these facts: the first by priority whose conditions hold and,
+    if it lists keywords, one of them is on the site (the offline evaluator's angle, and
+    a message's when an evaluator named none)."""
+    values = facts.conditions()
+    return next(
+        (a for a in sorted(rules.angles, key=lambda a: a.priority)
+         if all(holds(c, values) for c in a.when)
+         and (not a.keywords or any(k.lower() in facts.cue_words for k in a.keywords))),
+        None)

@@ -23,7 +23,7 @@ from leadengine.knowledge import KnowledgeBase
 from leadengine.outreach_words import observations, sentence
 from leadengine.retrieval import Hit
 from leadengine.rules import Angle, Rules
-from leadengine.scoring import explain_score, fact_score
+from leadengine.scoring import explain_score, fact_score, first_angle
 
 
 @dataclass(frozen=True)
@@ -74,12 +74,7 @@ class HeuristicEvaluator:
 def judge(facts: SiteFacts, rules: Rules) -> RuleJudgement:
     """Apply the rules to a site's facts: fit score, angle and service."""
     values = facts.conditions()
-    angle = next(
-        (a for a in sorted(rules.angles, key=lambda a: a.priority)
-         if all(holds(c, values) for c in a.when)
-         and (not a.keywords or any(k.lower() in facts.cue_words for k in a.keywords))),
-        None,
-    )
+    angle = first_angle(facts, rules)
     eligible = [s for s in sorted(rules.services, key=lambda s: s.priority)
                 if all(holds(c, values) for c in s.when)]
     # The pitch follows the lead's gap: of the services whose conditions hold, one that

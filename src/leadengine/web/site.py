@@ -80,6 +80,8 @@ class Site:
     content: str
     #: The page texts alone (``content`` without the signals block).
     text: str = ""
+    #: The detected-signals block that ends ``content`` (:func:`signals_block`).
+    signals_text: str = ""
     #: Addresses of every page read, homepage first.
     pages: tuple[str, ...] = ()
     #: Subpages that could not be read, with the reason.
@@ -305,13 +307,15 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
     page_langs = [detect_language(_page_text(p), p.html_lang) for p in parts]
     language = page_langs[0]
     location = _locate(parts, signals, home.page.final_url, language)
-    content = text + "\n\n" + signals_block(signals)
+    block = signals_block(signals)
+    content = text + "\n\n" + block
     info = tuple({"url": p.page.final_url, "title": p.extracted.title,
                   "chars": len(p.page.html), "language": lang,
                   "truncated": p.page.truncated} for p, lang in zip(parts, page_langs,
                                                                    strict=True))
     site = Site(page=home.page, extracted=home.extracted, signals=signals, content=content,
-                text=text, pages=tuple(p.page.final_url for p in parts),
+                text=text, signals_text=block.strip(),
+                pages=tuple(p.page.final_url for p in parts),
                 failed_pages=tuple(failed), language=language,
                 languages=tuple(page_languages(page_langs)),
                 page_info=info, injections=tuple(dict.fromkeys(injections)),
