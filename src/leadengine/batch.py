@@ -161,9 +161,7 @@ class BatchRun:
         #: :mod:`leadengine.turns`).
         self.turns = Turns()
         self.reader = TurnReader(self.turns)
-        limit = getattr(self.evaluator, "limit_in_flight", None)
-        if limit is not None:
-            limit(options.concurrency)
+        self.evaluator.limit_in_flight(options.concurrency)
         #: At most ``per_host`` sites of one host at once, started ``host_delay`` apart.
         self.host_gates: dict[str, asyncio.Semaphore] = {}
         self.host_next: dict[str, float] = {}

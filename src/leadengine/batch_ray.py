@@ -164,16 +164,7 @@ class LimitsHolder:
 def limits_of(evaluator: Evaluator
               ) -> tuple[int | None, int | None, int | None, str, int | None] | None:
     """The rate limits of ``evaluator``'s provider, or None if it has none to share."""
-    limiter = getattr(evaluator, "limiter", None)
-    if limiter is None:
-        return None
-    rpm = int(limiter.requests.capacity) if limiter.requests else None
-    tpm = int(limiter.tokens.capacity) if limiter.tokens else None
-    rpd = limiter.day.limit if limiter.day else None
-    tpd = limiter.day_tokens.limit if limiter.day_tokens else None
-    if rpm is None and tpm is None and rpd is None and tpd is None:
-        return None
-    return rpm, tpm, rpd, str(limiter.name), tpd
+    return evaluator.rate_limits_to_share()
 
 
 def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: list[Row],
@@ -185,9 +176,8 @@ def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: l
 
     settings = dataclasses.replace(settings, workers=0)
     evaluator = make_evaluator(settings, kb)
-    use_limiter = getattr(evaluator, "use_limiter", None)
-    if limits is not None and use_limiter is not None:
-        use_limiter(ClusterLimiter(limits))
+    if limits is not None:
+        evaluator.use_limiter(ClusterLimiter(limits))
     store = Store(db)
     try:
         return asyncio.run(run_batch(name, settings, kb, store, retry_failed=retry_failed,

@@ -85,7 +85,7 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
                             Rep(settings.rep_name or "", settings.rep_company or "",
                                 settings.rep_gender))
     if message is not None and settings.outreach_writer == "llm" \
-            and getattr(evaluator, "writes_messages", False):
+            and evaluator.writes_messages:
         from leadengine.evaluators.llm import LLMEvaluator
         from leadengine.evaluators.message_writer import write_message
 

@@ -10,7 +10,7 @@ every evaluator (:func:`leadengine.pipeline.evaluate_site`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from leadengine.config import Settings
 from leadengine.evaluation import Verdict
@@ -44,8 +44,25 @@ class Evaluator(Protocol):
         """What to tell the user before the work starts (a model that retires soon)."""
         ...
 
+    #: Whether it can write a lead's outreach message (``--outreach-writer llm``).
+    writes_messages: bool
+
     def share_limits(self, parts: int) -> None:
         """Use 1/``parts`` of the provider's rate limits (a batch's shards split them)."""
+        ...
+
+    def limit_in_flight(self, requests: int) -> None:
+        """Send at most ``requests`` requests at once (a batch's ``concurrency``)."""
+        ...
+
+    def rate_limits_to_share(self) -> tuple[int | None, int | None, int | None, str,
+                                            int | None] | None:
+        """(rpm, tpm, rpd, provider name, tpd) of its provider, for a cluster to hold
+        together; None when it has none."""
+        ...
+
+    def use_limiter(self, limiter: Any) -> None:
+        """Wait on ``limiter`` (one shared with other processes) whatever the model."""
         ...
 
     async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict: ...

@@ -52,8 +52,21 @@ class HeuristicEvaluator:
         self.switches: list[str] = []
         self.notices: list[str] = []
 
+    #: Its messages are the knowledge base's templates, never written anew.
+    writes_messages = False
+
     def share_limits(self, parts: int) -> None:
         """It sends no requests: there are no limits to share."""
+
+    def limit_in_flight(self, requests: int) -> None:
+        """It sends no requests."""
+
+    def rate_limits_to_share(self) -> None:
+        """It has no provider."""
+        return None
+
+    def use_limiter(self, limiter: object) -> None:
+        """It sends no requests."""
 
     async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
         """The rules' verdict; the name and business type are the facts' own."""

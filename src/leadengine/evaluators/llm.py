@@ -181,6 +181,21 @@ class LLMEvaluator:
         self.rate_limits.parts = max(1, parts)
         self.limiter = self.rate_limits.limiter_for(self.model)
 
+    def rate_limits_to_share(self) -> tuple[int | None, int | None, int | None, str,
+                                            int | None] | None:
+        """(rpm, tpm, rpd, provider name, tpd) of the limiter in use, for a cluster to
+        hold together; None when it holds none."""
+        limiter = self.limiter
+        if not isinstance(limiter, RateLimiter):
+            return None
+        rpm = int(limiter.requests.capacity) if limiter.requests else None
+        tpm = int(limiter.tokens.capacity) if limiter.tokens else None
+        rpd = limiter.day.limit if limiter.day else None
+        tpd = limiter.day_tokens.limit if limiter.day_tokens else None
+        if rpm is None and tpm is None and rpd is None and tpd is None:
+            return None
+        return rpm, tpm, rpd, str(limiter.name), tpd
+
     def use_limiter(self, limiter: Any) -> None:
         """Wait on ``limiter`` (one shared with other processes) whatever the model."""
         self.rate_limits.shared = self.limiter = limiter
