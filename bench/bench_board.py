@@ -11,7 +11,7 @@ One run:
   categories, cities, scores, angles and owners, each a realistic 3-6 KB of JSON (the
   shape :class:`~leadengine.evaluation.Evaluation` stores), in one transaction, and a
   status for one lead in five; the board's rows are then filled by
-  :func:`~leadengine.store_workspace.index_leads` (what migration 8 does on an upgraded
+  :func:`~leadengine.store.workspace.index_leads` (what migration 8 does on an upgraded
   database), timed;
 * each query is requested ``--runs`` times (after warm-ups) through FastAPI's
   ``TestClient`` with the team token, so a sample is the whole server side of a request
@@ -19,7 +19,7 @@ One run:
   API sorted by ``-fit_score``, ``business_name`` and ``city``, filtered by
   ``band=high&city=Bangkok``, searched with ``q``, and page 50; then the board's HTML
   page (its query plus the filters' dropdown values and the runs);
-* the same queries' :func:`~leadengine.store_workspace.board` calls alone (the SQL
+* the same queries' :func:`~leadengine.store.workspace.board` calls alone (the SQL
   part), and one "export all matching" CSV, are reported alongside;
 * prints a table and writes the numbers to ``bench/results/board.json``.
 
@@ -142,8 +142,8 @@ def fill(db: str, leads: int, seed: int) -> tuple[float, float, int]:
     """Store ``leads`` evaluations in one transaction and index them; (seconds to
     store, seconds to fill the board's rows, mean JSON bytes)."""
     from leadengine.store import Store
-    from leadengine.store_schema import evaluations_table
-    from leadengine.store_workspace import index_leads, lead_status_table
+    from leadengine.store.schema import evaluations_table
+    from leadengine.store.workspace import index_leads, lead_status_table
 
     rng = random.Random(seed)
     store = Store(db)
@@ -194,7 +194,7 @@ def measure(db: str, runs: int) -> tuple[list[Row], dict[str, Any]]:
 
     from leadengine.app import create_app
     from leadengine.app.pages import board_query
-    from leadengine.store_workspace import board
+    from leadengine.store.workspace import board
 
     app = create_app(None, db, TOKEN)
     client = TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"})

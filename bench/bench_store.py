@@ -11,7 +11,7 @@ On a fresh SQLite file (or the ``--db`` given), with a real evaluation of the
   (:meth:`Store.claim_urls`, as a batch does);
 * ``record``: storing each row's evaluation and releasing its claim, one transaction
   each (:meth:`Store.record_evaluation`), then in groups of 8 and
-  :data:`~leadengine.store_results.FLUSH_SIZE` (:meth:`Store.record_outcomes`);
+  :data:`~leadengine.store.results.FLUSH_SIZE` (:meth:`Store.record_outcomes`);
 * ``pages``: three page snapshots per row, with the row's group.
 
 CPU per row is this process's (``time.process_time``; SQLite runs in it). The groups'
@@ -31,7 +31,7 @@ from leadengine import KnowledgeBase, Settings
 from leadengine.batch import CLAIM_CHUNK
 from leadengine.pipeline import evaluate_site
 from leadengine.store import Outcome, Store
-from leadengine.store_results import FLUSH_SIZE
+from leadengine.store.results import FLUSH_SIZE
 from leadengine.web.fetch import Page
 from leadengine.web.site import site_from_page
 

@@ -23,8 +23,8 @@ from fastapi.testclient import TestClient
 from leadengine.app import create_app
 from leadengine.export import lead_table, neutralise
 from leadengine.store import Store, database_url
-from leadengine.store_schema import evaluations_table, migrations_table
-from leadengine.store_workspace import (
+from leadengine.store.schema import evaluations_table, migrations_table
+from leadengine.store.workspace import (
     BANDS,
     SORTS,
     BoardQuery,

@@ -10,7 +10,7 @@ not fold the rows after it into one: see :func:`read_rows`). Rows already done u
 the same knowledge-base version, provider and model are skipped, so re-running an
 interrupted batch resumes it; failed rows are retried with ``retry_failed``. Each run
 keeps its own counters in the store. Rows are claimed a few at a time and their results
-written in groups, half a second apart at most (:mod:`leadengine.store_results`):
+written in groups, half a second apart at most (:mod:`leadengine.store.results`):
 a killed batch does again at most the rows it finished in its last half second.
 
 Several batches may run on one database at once: each URL is claimed in the store
@@ -59,7 +59,7 @@ from leadengine.knowledge import KnowledgeBase
 from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
 from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
-from leadengine.store_results import FLUSH_EVERY, FLUSH_SIZE
+from leadengine.store.results import FLUSH_EVERY, FLUSH_SIZE
 from leadengine.turns import JUDGE, TurnReader, Turns
 from leadengine.web.fetch import make_client
 from leadengine.web.robots import RobotsPolicy

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, StringConstraints
 
 from leadengine.app.pages import board_query
 from leadengine.app.server import check_api_csrf, user, workspace
-from leadengine.store_workspace import (
+from leadengine.store.workspace import (
     MAX_NOTE,
     STATUSES,
     BoardQuery,

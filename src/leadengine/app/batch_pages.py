@@ -118,7 +118,7 @@ async def batch_reevaluate(request: Request) -> Response:
     if refused is not None:
         return refused
     from leadengine.app.pages import row_id
-    from leadengine.store_workspace import lead
+    from leadengine.store.workspace import lead
 
     ids = [i for v in form.getlist("ids") if isinstance(v, str) and (i := row_id(v))]
     engine = workspace(request).store.engine

@@ -20,7 +20,7 @@ from leadengine.app.server import (
     user,
     workspace,
 )
-from leadengine.store_workspace import (
+from leadengine.store.workspace import (
     BANDS,
     FACETS,
     SORTS,

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from leadengine.store_schema import (
+from leadengine.store.schema import (
     RunKey,
     claims_table,
     errors_table,

@@ -185,7 +185,7 @@ def _m006_run_liveness(conn: Connection) -> None:
 
 def _m007_lead_workspace(conn: Connection) -> None:
     # The team's workspace: lead status and notes with history (leadengine serve).
-    from leadengine.store_workspace import create_tables
+    from leadengine.store.workspace import create_tables
 
     create_tables(conn)
 
@@ -194,7 +194,7 @@ def _m008_lead_board(conn: Connection) -> None:
     # The board's columns (name, category, city, owner...) and search text, one row per
     # evaluation, so the board sorts, filters and searches in SQL; filled here for the
     # rows stored so far, by Store.record_evaluation from now on.
-    from leadengine.store_workspace import create_board
+    from leadengine.store.workspace import create_board
 
     create_board(conn)
 

@@ -13,7 +13,7 @@ import zlib
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from leadengine.store_schema import page_snapshots_table
+from leadengine.store.schema import page_snapshots_table
 from leadengine.web.fetch import Page
 
 

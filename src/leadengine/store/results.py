@@ -6,7 +6,7 @@ later (:class:`leadengine.batch.BatchRun` flushes every :data:`FLUSH_EVERY` seco
 at :data:`FLUSH_SIZE` results, and always before the run ends): one commit and a few
 statements per group instead of some ten statements and a commit per row (measured on
 a 5 KB evaluation: 4.0 ms of CPU per row one by one; see ``bench/bench_store.py``).
-Every row of a group keys on the same :class:`~leadengine.store_schema.RunKey`, so a
+Every row of a group keys on the same :class:`~leadengine.store.schema.RunKey`, so a
 statement covers the group with ``url IN (...)``.
 
 A process killed between two flushes loses the results it had not written yet: those
@@ -27,8 +27,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from leadengine.redact import safe_message
-from leadengine.store_claims import release
-from leadengine.store_schema import (
+from leadengine.store.claims import release
+from leadengine.store.schema import (
     RunKey,
     errors_table,
     evaluations_table,
@@ -36,7 +36,7 @@ from leadengine.store_schema import (
     page_snapshots_table,
     runs_table,
 )
-from leadengine.store_workspace import forget_leads, index_new_leads
+from leadengine.store.workspace import forget_leads, index_new_leads
 from leadengine.web.fetch import Page
 
 #: Seconds a finished result may wait to be written with others: a write's fixed cost

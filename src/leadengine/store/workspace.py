@@ -3,7 +3,7 @@ their history, and the leads board's query.
 
 A lead is its URL: a status or a note follows the business when it is evaluated again
 (another run, knowledge-base version or model stores a new evaluation row). The status
-and history tables are created by migration 7 of :mod:`leadengine.store_schema`
+and history tables are created by migration 7 of :mod:`leadengine.store.schema`
 (:func:`create_tables`).
 
 The board reads only ``lead_board`` (migration 8, :func:`create_board`): one narrow row
@@ -31,8 +31,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from leadengine.report import DEFAULT_BANDS, city
-from leadengine.store_engine import write_retrying
-from leadengine.store_schema import evaluations_table
+from leadengine.store.engine import write_retrying
+from leadengine.store.schema import evaluations_table
 
 #: A lead's statuses, in the order a lead moves through them.
 STATUSES: tuple[str, ...] = ("new", "contacted", "replied", "qualified", "won", "lost")
@@ -189,7 +189,7 @@ def index_new_leads(conn: Connection, stored: Sequence[tuple[dict[str, Any], Any
                     ) -> None:
     """Write the board rows of the evaluations just stored, each given as (its row as
     inserted, with its new ``id``; its evaluation; its passthrough), in the transaction
-    that stored them (:func:`leadengine.store_results.write_outcomes`)."""
+    that stored them (:func:`leadengine.store.results.write_outcomes`)."""
     if not stored:
         return
     # Rows left by evaluations deleted by hand whose ids SQLite hands out again.

@@ -4,13 +4,13 @@
 Every result is committed as it completes. An evaluation is unique per (url,
 knowledge-base version, provider, model), so re-running a batch skips what is
 done and can never store a row twice. The tables and their migrations are in
-:mod:`leadengine.store_schema`; how a database is opened, in
-:mod:`leadengine.store_engine`.
+:mod:`leadengine.store.schema`; how a database is opened, in
+:mod:`leadengine.store.engine`.
 
 Several batches may share one database: a URL is *claimed* (:meth:`Store.claim_url`)
 before it is fetched, so two runs never pay for the same URL; a claim is a lease
 that the run renews while it works (:meth:`Store.heartbeat`) and that comes back when
-the run dies (:mod:`leadengine.store_claims`). A run records its process id, host and
+the run dies (:mod:`leadengine.store.claims`). A run records its process id, host and
 a heartbeat, so a run whose process was killed is shown as ``interrupted``, not
 ``running`` for ever.
 
@@ -38,31 +38,31 @@ from sqlalchemy.engine import Connection, Engine
 
 from leadengine.errors import ConfigError, StoreError
 from leadengine.redact import safe_message
-from leadengine.store_claims import CLAIM_LEASE as CLAIM_LEASE
-from leadengine.store_claims import STALE_AFTER as STALE_AFTER
-from leadengine.store_claims import Claim as Claim
-from leadengine.store_claims import ClaimState as ClaimState
-from leadengine.store_claims import claim_urls, hostname, is_dead, mark_interrupted
-from leadengine.store_engine import DEFAULT_DB as DEFAULT_DB
-from leadengine.store_engine import (
+from leadengine.store.claims import (
+    CLAIM_LEASE,
+    Claim,
+    claim_urls,
+    hostname,
+    is_dead,
+    mark_interrupted,
+)
+from leadengine.store.engine import (
+    DEFAULT_DB,
     check_location,
+    database_url,
     describe,
     first_line,
+    missing_database,
     sqlite_file,
     sqlite_pragmas,
     sqlite_read_only,
     writable,
     write_retrying,
 )
-from leadengine.store_engine import database_url as database_url
-from leadengine.store_engine import missing_database as missing_database
-from leadengine.store_results import Outcome as Outcome
-from leadengine.store_results import write_outcomes, write_pages
-from leadengine.store_schema import MIGRATIONS as MIGRATIONS
-from leadengine.store_schema import RUN_COUNTERS as RUN_COUNTERS
-from leadengine.store_schema import SKIP_COUNTERS as SKIP_COUNTERS
-from leadengine.store_schema import RunKey as RunKey
-from leadengine.store_schema import (
+from leadengine.store.results import Outcome, write_outcomes, write_pages
+from leadengine.store.schema import (
+    SKIP_COUNTERS,
+    RunKey,
     applied,
     apply_missing,
     claims_table,
@@ -71,7 +71,7 @@ from leadengine.store_schema import (
     migrations_table,
     runs_table,
 )
-from leadengine.store_snapshots import SnapshotCache as SnapshotCache
+from leadengine.store.snapshots import SnapshotCache
 from leadengine.web.fetch import Page
 
 #: Orders of :meth:`Store.evaluations`.
@@ -356,7 +356,7 @@ class Store:
 
     def record_outcomes(self, key: RunKey, outcomes: list[Outcome],
                         pages: list[Page] | None = None) -> None:
-        """Store many rows' outcomes (:func:`leadengine.store_results.write_outcomes`)
+        """Store many rows' outcomes (:func:`leadengine.store.results.write_outcomes`)
         and page snapshots in one transaction."""
 
         def save(conn: Connection) -> None:
