@@ -151,7 +151,7 @@ def per_url(source: Path, tmp: Path, urls: int, method: str, label: str = "per-u
     kb = KnowledgeBase.from_settings(settings)
     # As the batch's fork server does (start-up, not a URL's): the data every page read
     # consults (taxonomy, gazetteer, services), and the knowledge base's index.
-    import leadengine.batch_preload  # noqa: F401
+    import leadengine.batch.preload  # noqa: F401
     warm_index(kb, method)
     store = Store(str(tmp / f"{label}.db"))
     costs: list[tuple[float, str]] = []

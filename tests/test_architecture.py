@@ -309,7 +309,7 @@ def test_a_batch_s_start_up_imports_nothing_it_does_not_run(tmp_path: Path) -> N
     command-line client (rich and pygments: 50 ms) nor, on SQLite, the PostgreSQL
     dialect (45 ms, at a shard's first claim)."""
     db = tmp_path / "claims.db"
-    code = ("import sys, json, leadengine.cli, leadengine.store, leadengine.batch_preload\n"
+    code = ("import sys, json, leadengine.cli, leadengine.store, leadengine.batch.preload\n"
             "import httpx\n"
             f"store = leadengine.store.Store({str(db)!r})\n"
             "key = store.open_run('urls.txt', 'kb1', 'heuristic', 'rules')\n"

@@ -186,8 +186,8 @@ def test_long_cells(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(rows[0].passthrough["notes"]) == 200_000
     assert rows[1].error == (f"{leads} line 3: the url cell is 2,118 characters long; a web "
                              "address has at most 2,000 (is a column shifted?)")
-    monkeypatch.setattr("leadengine.batch_input.FIELD_LIMIT", 100_000)
-    monkeypatch.setattr("leadengine.batch_lines.FIELD_LIMIT", 100_000)
+    monkeypatch.setattr("leadengine.batch.input.FIELD_LIMIT", 100_000)
+    monkeypatch.setattr("leadengine.batch.lines.FIELD_LIMIT", 100_000)
     cut = rows_of(leads)
     assert cut[0][:2] == (2, "(line 2)") and cut[0][2] is not None
     assert cut[0][2].startswith(f"{leads} line 2: is longer than ")
@@ -590,7 +590,7 @@ def test_stored_errors_and_the_summary_are_redacted(sites: SiteServer, tmp_path:
         raise LLMError(f"groq answered 401 to Authorization: Bearer {key} for "
                        "https://nok:hunter22@crm.example/api")
 
-    monkeypatch.setattr("leadengine.batch.evaluate_site", leaky)
+    monkeypatch.setattr("leadengine.batch.run.evaluate_site", leaky)
     port = sites.port
     leads = tmp_path / "leads.csv"
     leads.write_text("name,url\n"
@@ -623,7 +623,7 @@ def test_a_batch_beats_while_it_works(sites: SiteServer, tmp_path: Path, kb: Kno
         beats.append(run_id)
         beat(self, run_id, *args, **kwargs)
 
-    monkeypatch.setattr("leadengine.batch.HEARTBEAT_EVERY", 0.05)
+    monkeypatch.setattr("leadengine.batch.run.HEARTBEAT_EVERY", 0.05)
     monkeypatch.setattr(Store, "heartbeat", counted)
     summary = asyncio.run(run_batch(leads, FAST, kb, Store(tmp_path / "r.db")))
     assert summary.done == 1 and len(beats) >= 3 and set(beats) == {summary.run_id}

@@ -18,7 +18,7 @@ import pytest
 
 from leadengine import KnowledgeBase, Settings
 from leadengine.batch import normalise_url, run_batch
-from leadengine.batch_ray import (
+from leadengine.batch.ray import (
     LimitsHolder,
     RayOptions,
     check_reachable,
@@ -26,7 +26,7 @@ from leadengine.batch_ray import (
     run_batch_on_ray,
     shard_error,
 )
-from leadengine.batch_summary import Summary
+from leadengine.batch.summary import Summary
 from leadengine.errors import ConfigError, LeadEngineError, QuotaExhausted
 from leadengine.store import Store
 from tests.conftest import REPO, SITES, postgres_database
@@ -175,7 +175,7 @@ def test_rate_limits_hold_across_processes(cluster: str) -> None:
     holder = ray.remote(num_cpus=0)(LimitsHolder).remote(None, 6000, None, "fake")
 
     def spend(actor: Any, tokens: int) -> float:
-        from leadengine.batch_ray import ClusterLimiter
+        from leadengine.batch.ray import ClusterLimiter
 
         limiter = ClusterLimiter(actor)
         asyncio.run(limiter.acquire(tokens))

@@ -16,14 +16,14 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine.batch import normalise_url
-from leadengine.batch_handout import Handout, shard_rows, split_rows
-from leadengine.batch_input import Row
-from leadengine.batch_shards import (
+from leadengine.batch.handout import Handout, shard_rows, split_rows
+from leadengine.batch.input import Row
+from leadengine.batch.shards import (
     KILLED_TWICE,
     default_workers,
     shard_count,
 )
-from leadengine.batch_summary import Summary
+from leadengine.batch.summary import Summary
 from leadengine.cli import cli
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
@@ -211,7 +211,7 @@ def test_shards_are_forked_from_the_batch_only_where_a_fork_is_safe(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
-    from leadengine import batch_shards
+    from leadengine.batch import shards as batch_shards
 
     monkeypatch.setattr(batch_shards.sys, "platform", "linux")
     monkeypatch.setattr(threading, "active_count", lambda: 1)
@@ -232,7 +232,7 @@ def test_shards_are_forked_from_the_batch_only_where_a_fork_is_safe(
 
 
 def test_the_batch_builds_its_index_before_its_shards_start(tmp_path: Path) -> None:
-    from leadengine.batch_shards import prepare
+    from leadengine.batch.shards import prepare
 
     root = write_kb(tmp_path / "kb", {"a.md": "# Clinics\nclinic bangkok booking " * 20,
                                       "b.md": "# Hotels\nhotel rooms yangon " * 20})
@@ -268,7 +268,7 @@ def test_shards_forked_after_prepare_start_with_the_page_regexes_compiled(
     """A page's first read compiled the injection rules and the knowledge base's keyword
     regexes in each shard (about 20 ms before its first LLM request): compiled before
     the fork instead, a forked shard finds them in the caches it inherits."""
-    from leadengine.batch_shards import prepare
+    from leadengine.batch.shards import prepare
     from leadengine.keywords import KeywordCounter
     from leadengine.web import injection
     from leadengine.web.injection_rules import SCRIPTS
@@ -404,7 +404,7 @@ def test_shards_share_the_per_host_limits(sites: SiteServer, tmp_path: Path) -> 
     """Rows are split by URL, so one host's sites go to every shard: each shard has its
     share of ``--per-host`` (and starts them N times ``--host-delay`` apart), so the host
     never sees more than ``--per-host`` requests at once."""
-    from leadengine.batch_shards import share_host_limits
+    from leadengine.batch.shards import share_host_limits
 
     page = (SITES / "bangkok-dental-fb-only" / "index.html").read_text(encoding="utf-8")
     sites.route("/one-host/", body=page, delay=0.25)

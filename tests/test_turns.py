@@ -1,4 +1,4 @@
-"""A batch's CPU-heavy steps take turns of its event loop (:mod:`leadengine.turns`): one
+"""A batch's CPU-heavy steps take turns of its event loop (:mod:`leadengine.batch.turns`): one
 step a turn, in the order asked, so the loop reads its sockets between two steps."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from leadengine.turns import ASSEMBLE, JUDGE, READ, Turns
+from leadengine.batch.turns import ASSEMBLE, JUDGE, READ, Turns
 
 
 async def _ticking(ticks: list[int]) -> asyncio.Handle:

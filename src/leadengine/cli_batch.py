@@ -35,7 +35,7 @@ from leadengine.errors import ConfigError, LeadEngineError
 from leadengine.redact import safe_message
 
 if TYPE_CHECKING:
-    from leadengine.batch_summary import Summary
+    from leadengine.batch.summary import Summary
     from leadengine.config import Settings
     from leadengine.knowledge import KnowledgeBase
     from leadengine.store import Order, Store
@@ -142,10 +142,10 @@ def _run_local(input_path: Path, settings: Settings, kb: KnowledgeBase, store: S
     # Start-up, like the imports: what every page read consults (the taxonomy, gazetteer
     # and service catalogue) is loaded before the run starts, in this process, which its
     # shards are forked from (not on the first row).
-    import leadengine.batch_preload
+    import leadengine.batch.preload
     from leadengine.batch import run_batch
 
-    leadengine.batch_preload.warm(kb)
+    leadengine.batch.preload.warm(kb)
 
     if sys.stderr.isatty():
         return _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
@@ -161,7 +161,7 @@ def _run_on_ray(input_path: Path, settings: Settings, kb: KnowledgeBase, store: 
                 address: str | None, retry_failed: bool, concurrency: int, per_host: int,
                 max_age: float | None, encoding: str | None) -> Summary:
     """The batch on a Ray cluster; Ctrl-C stops its tasks (what is stored stays)."""
-    from leadengine.batch_ray import RayOptions, run_batch_on_ray
+    from leadengine.batch.ray import RayOptions, run_batch_on_ray
 
     click.echo(f"batch: running on Ray ({address or 'a local instance'})", err=True)
     try:

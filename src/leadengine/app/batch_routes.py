@@ -33,7 +33,7 @@ from leadengine.app.jobs import (
     web_url,
 )
 from leadengine.app.server import check_api_csrf, session, user, workspace
-from leadengine.batch_input import Row
+from leadengine.batch.input import Row
 from leadengine.config import Settings
 from leadengine.errors import ConfigError, LeadEngineError
 from leadengine.providers import PROVIDERS

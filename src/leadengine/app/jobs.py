@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from leadengine.batch_input import Row, read_rows
-from leadengine.batch_summary import Summary
+from leadengine.batch.input import Row, read_rows
+from leadengine.batch.summary import Summary
 from leadengine.config import Settings
 from leadengine.errors import ConfigError, LeadEngineError
 from leadengine.redact import safe_message

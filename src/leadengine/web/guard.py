@@ -228,7 +228,7 @@ class KeptSocketBackend(httpcore.AsyncNetworkBackend):
 def default_ssl_context() -> ssl.SSLContext:
     """The TLS context of every client (certificates verified against certifi's bundle):
     made once a process, as reading the bundle takes about 45 ms; a batch makes it
-    before it forks its shards (:mod:`leadengine.batch_preload`)."""
+    before it forks its shards (:mod:`leadengine.batch.preload`)."""
     return httpx.create_ssl_context()
 
 

@@ -3,7 +3,7 @@
 Reading a page (parsing, picking its subpages, extraction, signals) and assembling a
 site from its pages (location, category, language) is CPU work: milliseconds to a
 second a site. A batch uses every core by running shards of its rows in processes of
-their own (:mod:`leadengine.batch_shards`, ``--workers``), each reading its pages
+their own (:mod:`leadengine.batch.shards`, ``--workers``), each reading its pages
 inline: one event loop feeding a pool of page readers was itself the bottleneck.
 """
 

@@ -20,7 +20,7 @@ seconds, so one whose process was killed is seen as interrupted and its URLs com
 
 :func:`run_batch` is the entry point; the work is a :class:`BatchRun` (one object per
 run holding what its producer and workers share) and what it did is a
-:class:`~leadengine.batch_summary.Summary`. The library never prints: progress goes to
+:class:`~leadengine.batch.summary.Summary`. The library never prints: progress goes to
 ``on_progress`` or to the ``leadengine.progress`` logger.
 """
 
@@ -37,15 +37,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from leadengine.batch_input import STDIN as STDIN  # re-exported: callers read rows too
-from leadengine.batch_input import Row as Row
-from leadengine.batch_input import input_is_seekable as input_is_seekable
-from leadengine.batch_input import input_name
-from leadengine.batch_input import read_rows as read_rows
-from leadengine.batch_input import sniff_delimiter as sniff_delimiter
-from leadengine.batch_shards import default_workers, run_shards, shard_count
-from leadengine.batch_summary import Summary as Summary  # re-exported: run_batch's result
-from leadengine.batch_summary import failure_reason as failure_reason
+from leadengine.batch.input import (
+    Row,
+    input_is_seekable,
+    input_name,
+    read_rows,
+)
+from leadengine.batch.shards import default_workers, run_shards, shard_count
+from leadengine.batch.summary import Summary, failure_reason
+from leadengine.batch.turns import JUDGE, TurnReader, Turns
 from leadengine.config import Settings
 from leadengine.errors import (
     BATCH_STOPS,
@@ -60,11 +60,10 @@ from leadengine.pipeline import evaluate_site
 from leadengine.redact import safe_message
 from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
 from leadengine.store.results import FLUSH_EVERY, FLUSH_SIZE
-from leadengine.turns import JUDGE, TurnReader, Turns
 from leadengine.web.fetch import make_client
 from leadengine.web.robots import RobotsPolicy
 from leadengine.web.site import load_site
-from leadengine.web.urls import normalise_url as normalise_url  # re-exported: callers key by it
+from leadengine.web.urls import normalise_url
 
 _SKIPS_EVERY = 2.0
 HEARTBEAT_EVERY = 5.0
@@ -158,7 +157,7 @@ class BatchRun:
         self.fetching = asyncio.Semaphore(options.concurrency)
         #: The CPU-heavy steps (each page read, each site judged) one per loop turn, so
         #: the answers waiting on the sockets are read between them (see
-        #: :mod:`leadengine.turns`).
+        #: :mod:`leadengine.batch.turns`).
         self.turns = Turns()
         self.reader = TurnReader(self.turns)
         self.evaluator.limit_in_flight(options.concurrency)
@@ -215,7 +214,7 @@ class BatchRun:
     async def run(self, rows: Iterable[Row]) -> Summary:
         """Start the run, work through ``rows`` (in shard processes when the settings
         allow more than one worker and there are rows enough: see
-        :mod:`leadengine.batch_shards`) and record how the run ended (``interrupted`` on
+        :mod:`leadengine.batch.shards`) and record how the run ended (``interrupted`` on
         any exception or cancellation, which is re-raised)."""
         self.start()
         self.log_progress()  # the run is recorded: a progress bar or page can name it

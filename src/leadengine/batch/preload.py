@@ -1,4 +1,4 @@
-"""What a batch's shards start with (:func:`leadengine.batch_shards.prepare`): importing
+"""What a batch's shards start with (:func:`leadengine.batch.shards.prepare`): importing
 this module imports the pipeline and the modules a shard would otherwise import on its
 first row, and loads the data every page read consults (taxonomy, gazetteer, service
 catalogue), the TLS context every client uses and the injection rules' patterns

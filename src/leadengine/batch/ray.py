@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from leadengine.batch import Row, read_rows, run_batch
-from leadengine.batch_handout import split_rows
-from leadengine.batch_input import input_name
-from leadengine.batch_shards import merge, share_host_limits
-from leadengine.batch_summary import Summary
+from leadengine.batch.handout import split_rows
+from leadengine.batch.input import Row, input_name, read_rows
+from leadengine.batch.run import run_batch
+from leadengine.batch.shards import merge, share_host_limits
+from leadengine.batch.summary import Summary
 from leadengine.config import Settings
 from leadengine.errors import BATCH_STOPS, ConfigError, LeadEngineError
 from leadengine.knowledge import KnowledgeBase

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection
 
-from leadengine.batch_input import Row
+from leadengine.batch.input import Row
 from leadengine.errors import LeadEngineError
 
 

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from leadengine.batch_lines import FIELD_LIMIT as FIELD_LIMIT
-from leadengine.batch_lines import STDIN as STDIN
-from leadengine.batch_lines import _codec, _Line, _open_input, _physical_lines
+from leadengine.batch.lines import FIELD_LIMIT as FIELD_LIMIT
+from leadengine.batch.lines import STDIN as STDIN
+from leadengine.batch.lines import _codec, _Line, _open_input, _physical_lines
 from leadengine.errors import (
     ConfigError,
 )

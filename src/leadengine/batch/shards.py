@@ -7,7 +7,7 @@ readers left the loop itself the bottleneck (it fetched, evaluated and stored ev
 row). The rows are split into groups by normalised URL (a URL's duplicates meet in one
 group, so in one shard, as the Ray engine does), and the groups are handed out as the
 shards ask for them, fewer at a time as fewer are left
-(:class:`leadengine.batch_handout.Handout`), so the shards finish together however
+(:class:`leadengine.batch.handout.Handout`), so the shards finish together however
 much their rows cost; a batch of few rows runs in this process.
 
 The parent keeps the run (its heartbeat renews every shard's claims), merges the
@@ -38,13 +38,13 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from leadengine.batch_handout import Handout, shard_key, shard_rows
-from leadengine.batch_input import Row
-from leadengine.batch_summary import Summary
+from leadengine.batch.handout import Handout, shard_key, shard_rows
+from leadengine.batch.input import Row
+from leadengine.batch.summary import Summary
 from leadengine.errors import BATCH_STOPS, LeadEngineError
 
 if TYPE_CHECKING:
-    from leadengine.batch import BatchRun
+    from leadengine.batch.run import BatchRun
     from leadengine.config import Settings
     from leadengine.knowledge import KnowledgeBase
 
@@ -127,7 +127,7 @@ def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
     if job.forked:
         leave_parent(job.others)
     end_with_parent()
-    from leadengine.batch import BatchOptions, BatchRun
+    from leadengine.batch.run import BatchOptions, BatchRun
     from leadengine.evaluators import make_evaluator
     from leadengine.store import Store
 
@@ -334,13 +334,13 @@ def start_processes() -> Any:
     imported the pipeline again: about a second of CPU a batch, spent before the first
     shard could start.) Otherwise, where a fork is not safe (a batch run from a thread,
     as the workspace's jobs are): a **fork server** with the pipeline imported
-    (:mod:`leadengine.batch_preload`), sharing nothing with this process."""
+    (:mod:`leadengine.batch.preload`), sharing nothing with this process."""
     threads = os.environ.get("OMP_NUM_THREADS", "1")
     if sys.platform.startswith("linux") and threading.active_count() == 1 \
             and threads == "1":
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["leadengine.batch_preload"])
+    context.set_forkserver_preload(["leadengine.batch.preload"])
     return context
 
 
@@ -349,13 +349,13 @@ def prepare(kb: KnowledgeBase, settings: Settings, forked: bool) -> None:
     (the embedding model loaded, the passages' vectors read from the cache or, the first
     time after the knowledge base changed, computed and cached) and, for shards forked
     from here, the data every page read consults and the modules a shard imports on
-    first use (:mod:`leadengine.batch_preload`): a forked shard starts with all of it, a
+    first use (:mod:`leadengine.batch.preload`): a forked shard starts with all of it, a
     fork server's reads the index from the cache; either way a knowledge base is
     embedded once per batch, not once per shard."""
     if forked:
-        import leadengine.batch_preload
+        import leadengine.batch.preload
 
-        leadengine.batch_preload.warm(kb)
+        leadengine.batch.preload.warm(kb)
     if settings.use_rag:
         # Nothing here may fail the batch: an index that cannot be built is left to the
         # shards, which report it on the rows it fails.

@@ -1,0 +1,32 @@
+"""Many URLs: a batch reads its input (a CSV, a sheet, a list, a pipe), evaluates every
+row through the pipeline and stores each result as it completes, resumable after any
+stop.
+
+* :mod:`~leadengine.batch.run`: :func:`run_batch` and :class:`BatchRun`, the run;
+* :mod:`~leadengine.batch.input` and :mod:`~leadengine.batch.lines`: the input's rows,
+  whatever its encoding, delimiter or damage;
+* :mod:`~leadengine.batch.summary`: what a run did, in one line;
+* :mod:`~leadengine.batch.shards`, :mod:`~leadengine.batch.handout` and
+  :mod:`~leadengine.batch.preload`: the run on every core, in processes of its own;
+* :mod:`~leadengine.batch.turns`: the CPU-heavy steps taking turns of the event loop;
+* :mod:`~leadengine.batch.ray`: the same run on a Ray cluster.
+
+The names below are what callers outside the package use.
+"""
+
+from leadengine.batch.input import STDIN, Row, input_is_seekable, read_rows, sniff_delimiter
+from leadengine.batch.run import (
+    CLAIM_CHUNK,
+    BatchOptions,
+    BatchRun,
+    progress_log,
+    run_batch,
+)
+from leadengine.batch.summary import Summary, failure_reason
+from leadengine.web.urls import normalise_url
+
+__all__ = [
+    "CLAIM_CHUNK", "STDIN", "BatchOptions", "BatchRun", "Row", "Summary", "failure_reason",
+    "input_is_seekable", "normalise_url", "progress_log", "read_rows", "run_batch",
+    "sniff_delimiter",
+]
