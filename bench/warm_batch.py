@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from leadengine.batch import run_batch
-from leadengine.cli_common import _knowledge, _settings
+from leadengine.cli.common import _knowledge, _settings
 from leadengine.store import Store
 
 

@@ -16,7 +16,7 @@ from starlette.routing import Mount, Route
 
 from leadengine.app import create_app
 from leadengine.app.server import MAX_BODY
-from leadengine.cli_serve import serve
+from leadengine.cli.serve import serve
 from leadengine.store import Store
 
 TOKEN = "s3cret-team-token-0123456789"

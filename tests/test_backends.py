@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
-from leadengine.cli_models import models
+from leadengine.cli.models import models
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA
 from leadengine.evaluators.anthropic import API_VERSION, JSON_ONLY
 from leadengine.evaluators.backends import BACKENDS

@@ -231,7 +231,7 @@ def test_csv_without_a_url_column_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_progress_bar_path(sites: SiteServer, tmp_path: Path, kb: KnowledgeBase,
                            capsys: pytest.CaptureFixture[str]) -> None:
-    from leadengine.cli import _run_with_progress_bar
+    from leadengine.cli.batch import _run_with_progress_bar
 
     urls = tmp_path / "urls.txt"
     urls.write_text(f"{sites.url('yangon-school/')}\nnot a url\n", encoding="utf-8")

@@ -225,7 +225,7 @@ def test_stdin_and_a_semicolon_csv(sites: SiteServer, tmp_path: Path) -> None:
 
 def test_a_pipe_is_read_once_even_with_the_progress_bar(sites: SiteServer, tmp_path: Path,
                                                        kb: KnowledgeBase) -> None:
-    from leadengine.cli import _run_with_progress_bar
+    from leadengine.cli.batch import _run_with_progress_bar
 
     lines = f"url,note\n{sites.url('yangon-school/')},a\n{sites.url('bangkok-hotel/')},b\n"
     for attempt, use_bar in enumerate((False, True)):

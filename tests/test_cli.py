@@ -81,7 +81,7 @@ def test_a_command_starts_up_without_collections_and_works_with_them() -> None:
     start as a command (a test, the workspace's jobs) is left as it is."""
     import gc
 
-    from leadengine.cli_common import start_up, work_begins
+    from leadengine.cli.common import start_up, work_begins
 
     gc.unfreeze()
     try:

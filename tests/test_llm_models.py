@@ -21,7 +21,7 @@ from leadengine import (
     ModelUnavailable,
     Settings,
 )
-from leadengine.cli_models import models
+from leadengine.cli.models import models
 from leadengine.config import PROVIDERS
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA
 from leadengine.evaluators import make_evaluator

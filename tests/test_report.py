@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine.cli import cli
-from leadengine.cli_examples import EXAMPLES
+from leadengine.cli.examples import EXAMPLES
 from leadengine.report import band_name, markdown_report, render_report, text_report
 from tests.conftest import REPO, SITES
 
@@ -131,7 +131,7 @@ def test_help_and_kb_search_start_without_the_heavy_libraries() -> None:
 
 def test_first_semantic_index_build_says_so(tmp_path: Path) -> None:
     """A first run that embeds the knowledge base shows a status line, not a silent pause."""
-    from leadengine.cli import _show_status
+    from leadengine.cli.commands import _show_status
 
     kb_dir = tmp_path / "kb"
     kb_dir.mkdir()

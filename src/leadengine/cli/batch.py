@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any, TextIO, TypeVar
 
 import click
 
-from leadengine.cli_common import (
+from leadengine.cli.common import (
     _evaluator,
     _knowledge,
     _run,

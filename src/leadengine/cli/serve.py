@@ -10,7 +10,7 @@ import ipaddress
 
 import click
 
-from leadengine.cli_common import _settings, guarded, work_begins
+from leadengine.cli.common import _settings, guarded, work_begins
 from leadengine.errors import ConfigError
 
 

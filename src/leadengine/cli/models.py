@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from leadengine.cli_common import _run, _settings, guarded
+from leadengine.cli.common import _run, _settings, guarded
 from leadengine.providers import PROVIDERS
 
 if TYPE_CHECKING:

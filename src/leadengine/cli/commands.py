@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from leadengine import __version__
-from leadengine.cli_batch import _run_with_progress_bar, batch, export, runs_command, show
-from leadengine.cli_common import (
+from leadengine.cli.batch import _run_with_progress_bar, batch, export, runs_command, show
+from leadengine.cli.common import (
     _evaluator,
     _knowledge,
     _run,
@@ -30,9 +30,9 @@ from leadengine.cli_common import (
     start_up,
     warn_error,
 )
-from leadengine.cli_examples import add_examples
-from leadengine.cli_models import models
-from leadengine.cli_serve import serve
+from leadengine.cli.examples import add_examples
+from leadengine.cli.models import models
+from leadengine.cli.serve import serve
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
 from leadengine.report import FORMATS
@@ -429,7 +429,7 @@ def _before_exit() -> None:
     final collections walk every object still alive (the pipeline's modules, the
     place-name gazetteer, a batch's rows), about 0.3 s of each command's exit; frozen,
     they are skipped. Collection is on again (off for the start-up: see
-    :func:`~leadengine.cli_common.start_up`), for whatever runs after the command."""
+    :func:`~leadengine.cli.common.start_up`), for whatever runs after the command."""
     import gc
 
     gc.freeze()

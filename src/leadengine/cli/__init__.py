@@ -1,0 +1,15 @@
+"""The ``leadengine`` command line: a thin layer that parses options, calls the library
+and prints.
+
+* :mod:`~leadengine.cli.commands`: the ``leadengine`` group, the evaluation and
+  knowledge commands, ``main`` (the console script) and ``seed_main`` (``main.py``);
+* :mod:`~leadengine.cli.batch`: ``batch``, ``runs``, ``show``, ``export``;
+* :mod:`~leadengine.cli.models`: ``models`` and ``models --check``;
+* :mod:`~leadengine.cli.serve`: ``serve``, the team's workspace;
+* :mod:`~leadengine.cli.common`: the options and error handling every command shares;
+* :mod:`~leadengine.cli.examples`: the examples ``--help`` shows.
+"""
+
+from leadengine.cli.commands import cli, main, seed_main
+
+__all__ = ["cli", "main", "seed_main"]
