@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from leadengine.app import create_app
-from leadengine.export import lead_table, neutralise
+from leadengine.output.export import lead_table, neutralise
 from leadengine.store import Store, database_url
 from leadengine.store.schema import evaluations_table, migrations_table
 from leadengine.store.workspace import (

@@ -20,12 +20,12 @@ from click.testing import CliRunner
 
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.cli.models import models
+from leadengine.config.providers import PROVIDERS
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA
 from leadengine.evaluators.anthropic import API_VERSION, JSON_ONLY
 from leadengine.evaluators.backends import BACKENDS
 from leadengine.pipeline import evaluate_url
 from leadengine.prompt import system_prompt
-from leadengine.providers import PROVIDERS
 from leadengine.redact import KEY_VARIABLES, redact
 from tests.conftest import REPO, SITES
 from tests.fakes.anthropic_server import FakeAnthropic

@@ -11,9 +11,9 @@ import pytest
 from leadengine.confidence import readable_words
 from leadengine.config import Settings
 from leadengine.evaluation import Evaluation
-from leadengine.export import flatten
+from leadengine.output.export import flatten
+from leadengine.output.report import markdown_report, text_report
 from leadengine.pipeline import evaluate, load_knowledge
-from leadengine.report import markdown_report, text_report
 
 SETTINGS = Settings(provider="heuristic", retrieval_method="keyword", use_cache=False)
 PROSE = ("Our family clinic has looked after patients for twenty years. We offer general "

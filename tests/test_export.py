@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine.cli import cli
-from leadengine.export import neutralise, neutralise_xlsx
+from leadengine.output.export import neutralise, neutralise_xlsx
 from leadengine.store import Store
 from tests.conftest import REPO
 

@@ -229,7 +229,7 @@ def test_clean_takes_markup_and_invisible_characters_out() -> None:
 def test_the_grounding_block_is_in_the_json_and_the_report(fake_llm: FakeOpenAI,
                                                            kb: KnowledgeBase,
                                                            pizza: str) -> None:
-    from leadengine.report import render_report
+    from leadengine.output.report import render_report
 
     evaluation = llm(fake_llm, kb, pizza, business_name="Example Business")
     data = json.loads(evaluation.to_json())

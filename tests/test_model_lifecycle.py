@@ -24,13 +24,13 @@ from leadengine import (
     QuotaExhausted,
     Settings,
 )
-from leadengine.catalogue import BUNDLED, STATUSES, Capabilities, load
 from leadengine.cli import cli
+from leadengine.config.catalogue import BUNDLED, STATUSES, Capabilities, load
+from leadengine.config.providers import PROVIDERS
 from leadengine.evaluation import STRICT_ANSWER_SCHEMA
 from leadengine.evaluators import make_evaluator
 from leadengine.evaluators.llm import LLMEvaluator
 from leadengine.pipeline import evaluate_url
-from leadengine.providers import PROVIDERS
 from leadengine.ratelimit import RateLimiter
 from tests.conftest import SITES
 from tests.fakes.anthropic_server import FakeAnthropic

@@ -158,7 +158,7 @@ def test_templates_name_only_the_fields_they_may_fill() -> None:
 
 
 def test_the_export_carries_the_message(kb: KnowledgeBase) -> None:
-    from leadengine.export import flatten
+    from leadengine.output.export import flatten
 
     evaluation = evaluate(str(SITES / "yangon-clinic-burmese" / "index.html"), SETTINGS, kb)
     row = flatten(evaluation.model_dump(mode="json"))

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from leadengine import ConfigError, Settings
 from leadengine.cli import cli
 from leadengine.config import GROUPS, FetchSettings
-from leadengine.settings_io import CHECKS
+from leadengine.config.io import CHECKS
 from tests.conftest import REPO
 
 
@@ -174,7 +174,7 @@ def test_help_does_not_import_pydantic() -> None:
     code = ("import sys, json\nfrom leadengine.cli import main\nsys.argv = ['leadengine', "
             "'--help']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == "
-            "'pydantic' or m == 'leadengine.settings_io')))")
+            "'pydantic' or m == 'leadengine.config.io')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, cwd=REPO, check=True)
     assert json.loads(done.stdout.splitlines()[-1]) == []

@@ -12,8 +12,8 @@ import pytest
 
 from leadengine import KnowledgeBase, Settings
 from leadengine.errors import KnowledgeError
-from leadengine.export import flatten
-from leadengine.report import KEY_SIGNALS
+from leadengine.output.export import flatten
+from leadengine.output.report import KEY_SIGNALS
 from leadengine.signal_names import DETECTED, NAMES, SIGNALS, markdown_table
 from leadengine.web.site import load_site
 from tests.conftest import REPO, SITES, write_kb

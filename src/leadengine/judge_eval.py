@@ -135,7 +135,7 @@ def _accepted(value: Any) -> list[Any]:
 
 def band_of(score: int, bands: dict[str, int]) -> str:
     """The rubric band a score falls in (``high``, ``medium``, ``low``)."""
-    from leadengine.report import band_name
+    from leadengine.output.report import band_name
 
     return band_name(score, bands).lower()
 

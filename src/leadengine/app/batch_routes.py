@@ -35,8 +35,8 @@ from leadengine.app.jobs import (
 from leadengine.app.server import check_api_csrf, session, user, workspace
 from leadengine.batch.input import Row
 from leadengine.config import Settings
+from leadengine.config.providers import PROVIDERS
 from leadengine.errors import ConfigError, LeadEngineError
-from leadengine.providers import PROVIDERS
 from leadengine.redact import safe_message
 
 router = APIRouter()

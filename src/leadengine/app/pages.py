@@ -10,7 +10,6 @@ from urllib.parse import urlencode, urlsplit
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from leadengine import report
 from leadengine.app.auth import COOKIE, safe_next
 from leadengine.app.server import (
     form_refusal,
@@ -20,6 +19,7 @@ from leadengine.app.server import (
     user,
     workspace,
 )
+from leadengine.output import report
 from leadengine.store.workspace import (
     BANDS,
     FACETS,

@@ -2,7 +2,7 @@
 
 Added to the ``leadengine`` group by :mod:`leadengine.cli`; the same thin
 layer: parse options, call the library (:mod:`leadengine.batch`,
-:mod:`leadengine.store`, :mod:`leadengine.export`), print. Only click and the
+:mod:`leadengine.store`, :mod:`leadengine.output.export`), print. Only click and the
 shared CLI helpers are imported up front, so ``leadengine --help`` stays fast.
 """
 
@@ -338,7 +338,7 @@ def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int |
            include_failed: bool, order: str | None, bom: bool | None,
            output: Path | None) -> None:
     """Export stored evaluations (CSV is flat and CRM-ready, input columns first)."""
-    from leadengine import export as exporting
+    from leadengine.output import export as exporting
 
     fmt = fmt or _format_of(output)
     if fmt == "xlsx" and output is None and sys.stdout.isatty():
@@ -377,7 +377,7 @@ def _write_stdout(fmt: str, records: Any, failures: list[dict[str, Any]] | None,
                   interleave: bool, bom: bool | None) -> int:
     import io
 
-    from leadengine.export import WRITERS
+    from leadengine.output.export import WRITERS
 
     if fmt != "csv":
         return WRITERS[fmt](records, sys.stdout, failures, interleave)
@@ -461,7 +461,7 @@ def show(url: str, db: str | None, fmt: str | None) -> None:
     if fmt == "json":
         click.echo(json.dumps(record, ensure_ascii=False, indent=2))
         return
-    from leadengine.report import render_report
+    from leadengine.output.report import render_report
 
     click.echo(render_report(record, fmt, _bands(settings)))
 

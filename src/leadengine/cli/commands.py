@@ -35,7 +35,7 @@ from leadengine.cli.models import models
 from leadengine.cli.serve import serve
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
-from leadengine.report import FORMATS
+from leadengine.output.report import FORMATS
 from leadengine.retrieval import METHODS
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
 def _present(results: list[Evaluation], fmt: str, bands: dict[str, int]) -> str:
     """Evaluations as one JSON value (an object, or an array for several) or as reports
     separated by a rule."""
-    from leadengine.report import render_report
+    from leadengine.output.report import render_report
 
     if not results:
         return ""

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from leadengine.cli.common import _run, _settings, guarded
-from leadengine.providers import PROVIDERS
+from leadengine.config.providers import PROVIDERS
 
 if TYPE_CHECKING:
     from leadengine.evaluators.backends import ModelInfo, ModelListing

@@ -1,6 +1,6 @@
 """Chat backends by wire-format name, and what every backend's failures mean to a user.
 
-:data:`BACKENDS` maps a provider's ``backend`` (:mod:`leadengine.providers`) to the
+:data:`BACKENDS` maps a provider's ``backend`` (:mod:`leadengine.config.providers`) to the
 class that speaks it; a new wire format is one module and one line here.
 :func:`transport_failure` turns what any request can meet (timeout, no connection,
 key refused, rate limited) into one-line errors that say what to fix, for the

@@ -90,7 +90,7 @@ class ChatResult:
     cut: bool = False
     #: The limits the server says this key has for the model (its rate-limit headers):
     #: ``tokens`` per minute, and ``requests`` (per minute at OpenAI, per day at Groq:
-    #: the provider says which, :attr:`~leadengine.providers.Provider.requests_limit`).
+    #: the provider says which, :attr:`~leadengine.config.providers.Provider.requests_limit`).
     limits: dict[str, int] = field(default_factory=dict, hash=False)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from leadengine.catalogue import Catalogue
 from leadengine.config import Provider, Settings
+from leadengine.config.catalogue import Catalogue
 from leadengine.ratelimit import RateLimiter
 
 KINDS = ("rpm", "tpm", "rpd", "tpd")

@@ -5,7 +5,7 @@ Asks for a JSON object, validates the six fields with pydantic, and on an
 invalid answer makes one repair round that shows the model its validation
 errors. What each request may carry (a strict schema and where, sampling parameters,
 the reasoning effort and its values) is the model catalogue's
-(:mod:`leadengine.catalogue`); every request gets an explicit room for its answer, and
+(:mod:`leadengine.config.catalogue`); every request gets an explicit room for its answer, and
 an answer cut at that length is asked again once with twice the room. A prompt that
 would not fit the model's tokens-per-minute limit has its pages' text cut to fit.
 
@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from leadengine.catalogue import Capabilities
 from leadengine.config import Provider, Settings
+from leadengine.config.catalogue import Capabilities
 from leadengine.errors import (
     ConfigError,
     LeadEngineError,

@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 
-from leadengine.catalogue import WARN_DAYS, Capabilities, ModelEntry
 from leadengine.config import Provider, Settings
+from leadengine.config.catalogue import WARN_DAYS, Capabilities, ModelEntry
 from leadengine.errors import LeadEngineError
 from leadengine.evaluators.backends import (
     ModelInfo,

@@ -23,8 +23,8 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from leadengine.catalogue import Catalogue
 from leadengine.config import Provider, Settings
+from leadengine.config.catalogue import Catalogue
 from leadengine.evaluators.chat import ChatError
 
 #: Words of a 400 that says the model itself is gone (not a parameter of the request).

@@ -30,7 +30,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from leadengine.report import DEFAULT_BANDS, city
+from leadengine.output.report import DEFAULT_BANDS, city
 from leadengine.store.engine import write_retrying
 from leadengine.store.schema import evaluations_table
 
@@ -379,7 +379,7 @@ def export_records(engine: Engine, query: BoardQuery,
                    ids: Collection[int] | None = None) -> Iterator[dict[str, Any]]:
     """Every evaluation the board ``query`` matches (all pages; only ``ids`` too when
     given), in its order, as :meth:`Store.evaluations` gives them to
-    :mod:`leadengine.export` (``run_id``, ``row_index``, ``input`` and the evaluation)."""
+    :mod:`leadengine.output.export` (``run_id``, ``row_index``, ``input`` and the evaluation)."""
     e, b = evaluations_table, lead_board_table
     _catch_up(engine)
     select = (sa.select(e.c.run_id, e.c.row_index, e.c.url, e.c.data, e.c.passthrough)

@@ -3,7 +3,7 @@
 Every knob the engine has is a field of :class:`Settings`. ``Settings.load()`` (the CLI's
 and the library's loader) reads ``leadengine.toml``, ``.env`` and the ``LEADENGINE_*``
 variables listed in :data:`ENV_VARS`, checking every value as it enters
-(``leadengine.settings_io``); the CLI then replaces fields with the options the user
+(``leadengine.config.io``); the CLI then replaces fields with the options the user
 gave. API keys are read only from the environment and are never printed or stored.
 
 Code that needs one concern takes a group rather than the whole bag: ``settings.fetch``
@@ -19,21 +19,21 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from leadengine.errors import ConfigError
+from leadengine.config.groups import (
+    BatchSettings,
+    FetchSettings,
+    G,
+    LLMSettings,
+    RetrievalSettings,
+)
 
 # Providers live in their own module; re-exported because callers and docs have always
 # found them here.
-from leadengine.providers import PROVIDERS as PROVIDERS
-from leadengine.providers import Provider as Provider
-from leadengine.settings_groups import GROUPS as GROUPS
-from leadengine.settings_groups import BatchSettings as BatchSettings
-from leadengine.settings_groups import FetchSettings as FetchSettings
-from leadengine.settings_groups import G
-from leadengine.settings_groups import LLMSettings as LLMSettings
-from leadengine.settings_groups import RetrievalSettings as RetrievalSettings
+from leadengine.config.providers import PROVIDERS, Provider
+from leadengine.errors import ConfigError
 
 if TYPE_CHECKING:
-    from leadengine.catalogue import Catalogue
+    from leadengine.config.catalogue import Catalogue
 
 #: Environment variable -> Settings field.
 ENV_VARS: dict[str, str] = {
@@ -246,7 +246,7 @@ class Settings:
 
     @classmethod
     def _from_source(cls, source: dict[str, str], origins: dict[str, str]) -> Settings:
-        from leadengine.settings_io import env_value
+        from leadengine.config.io import env_value
 
         values = {name: env_value(var, name, source[var], origins.get(name))
                   for var, name in ENV_VARS.items() if source.get(var)}
@@ -273,7 +273,7 @@ class Settings:
         base = cls._from_source(source, origins)
         if not config.is_file():
             return base
-        from leadengine.settings_io import read_toml
+        from leadengine.config.io import read_toml
 
         file_values = read_toml(config)
         env_fields = {name for var, name in ENV_VARS.items() if source.get(var)}
@@ -323,7 +323,7 @@ class Settings:
 
     def model_catalogue(self) -> Catalogue:
         """The model catalogue: the bundled one, with the ``catalogue`` file over it."""
-        from leadengine import catalogue
+        from leadengine.config import catalogue
 
         return catalogue.load(self.catalogue)
 
@@ -352,7 +352,7 @@ class Settings:
     def with_options(self, **options: Any) -> Settings:
         """A copy with the given fields replaced; ``None`` values are ignored. A field
         given here is the caller's choice: it no longer counts as from a file."""
-        from leadengine.settings_io import option_value
+        from leadengine.config.io import option_value
 
         given = {k: option_value(k, v) for k, v in options.items() if v is not None}
         origins = {k: v for k, v in self.origins.items() if k not in given}
@@ -378,7 +378,7 @@ class Settings:
             raise ConfigError(f"unknown provider {name!r} (choose one of: {known})") from None
         overrides = self.providers.get(provider.name)
         if overrides:
-            from leadengine.settings_io import with_overrides
+            from leadengine.config.io import with_overrides
 
             provider = with_overrides(provider, overrides, f"providers.{provider.name}")
         if provider.name == "custom" and not self.base_url:
@@ -438,7 +438,7 @@ def env_setting(name: str, env: dict[str, str] | None = None) -> Any:
     raw = (os.environ if env is None else env).get(var or "", "")
     if not var or not raw:
         return None
-    from leadengine.settings_io import env_value
+    from leadengine.config.io import env_value
 
     try:
         return env_value(var, name, raw)

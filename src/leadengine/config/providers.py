@@ -6,7 +6,7 @@ speaks its wire format (``backend``, a key of
 is one line in :data:`PROVIDERS`; a new wire format is one backend module plus one line
 in that registry. What a provider's models are, cost and can do (the default model,
 prices, limits, strict schemas, reasoning, lifecycle) is data of the model catalogue
-(:mod:`leadengine.catalogue`, ``data/models.toml``), which changes every few months.
+(:mod:`leadengine.config.catalogue`, ``data/models.toml``), which changes every few months.
 
 Only the standard library is imported: ``leadengine --help`` reads :data:`PROVIDERS`
 for its ``--provider`` choices.

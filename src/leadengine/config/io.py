@@ -21,8 +21,8 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from leadengine.config.providers import PROVIDERS, Provider
 from leadengine.errors import ConfigError
-from leadengine.providers import PROVIDERS, Provider
 
 
 class Invalid(ValueError):

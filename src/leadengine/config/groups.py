@@ -19,7 +19,7 @@ class _Group:
     fields have the flat fields' names and meanings; the defaults stay in Settings."""
 
     def __post_init__(self) -> None:
-        from leadengine.settings_io import check_group
+        from leadengine.config.io import check_group
 
         check_group(self)
 

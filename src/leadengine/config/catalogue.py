@@ -32,7 +32,7 @@ from typing import Any
 from leadengine.errors import ConfigError
 
 #: The catalogue shipped with the package.
-BUNDLED = Path(__file__).resolve().parent / "data" / "models.toml"
+BUNDLED = Path(__file__).resolve().parents[1] / "data" / "models.toml"
 #: Lifecycle states, from most to least usable.
 STATUSES = ("active", "preview", "legacy", "deprecated", "retired")
 #: Where a strict JSON schema goes in a request.
