@@ -9,9 +9,9 @@ One run:
 * a results store in a temporary folder (or ``--db``, an empty database such as a
   throwaway PostgreSQL one) gets ``--leads`` evaluations with varied names, types,
   categories, cities, scores, angles and owners, each a realistic 3-6 KB of JSON (the
-  shape :class:`~leadengine.evaluation.Evaluation` stores), in one transaction, and a
+  shape :class:`~leadengine.judgement.evaluation.Evaluation` stores), in one transaction, and a
   status for one lead in five; the board's rows are then filled by
-  :func:`~leadengine.store.workspace.index_leads` (what migration 8 does on an upgraded
+  :func:`~leadengine.store.board.index_leads` (what migration 8 does on an upgraded
   database), timed;
 * each query is requested ``--runs`` times (after warm-ups) through FastAPI's
   ``TestClient`` with the team token, so a sample is the whole server side of a request
@@ -142,8 +142,8 @@ def fill(db: str, leads: int, seed: int) -> tuple[float, float, int]:
     """Store ``leads`` evaluations in one transaction and index them; (seconds to
     store, seconds to fill the board's rows, mean JSON bytes)."""
     from leadengine.store import Store
+    from leadengine.store.board import index_leads, lead_status_table
     from leadengine.store.schema import evaluations_table
-    from leadengine.store.workspace import index_leads, lead_status_table
 
     rng = random.Random(seed)
     store = Store(db)
@@ -193,7 +193,7 @@ def measure(db: str, runs: int) -> tuple[list[Row], dict[str, Any]]:
     from fastapi.testclient import TestClient
 
     from leadengine.app import create_app
-    from leadengine.app.pages import board_query
+    from leadengine.app.leads import board_query
     from leadengine.store.workspace import board
 
     app = create_app(None, db, TOKEN)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import REPO, RESULTS_DIR, make_parser, print_head, run_info, write_results
-from leadengine.knowledge import KnowledgeBase
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.retrieval.metrics import Judged, format_table, load_qrels, score_methods
 
 DATA = REPO / "bench" / "data"

@@ -4,9 +4,9 @@ Run from the repository root::
 
     python -m bench.bench_extract [--runs 30] [--quick] [--profile] [--skip-huge]
 
-It times :func:`leadengine.web.site.site_from_page` (lxml parse, trafilatura
+It times :func:`leadengine.website.site.site_from_page` (lxml parse, trafilatura
 main-text extraction on the markup without scripts/styles, signals and facts
-over the DOM) on :class:`~leadengine.web.fetch.Page` objects built in memory:
+over the DOM) on :class:`~leadengine.website.fetch.Page` objects built in memory:
 no network and no file reading in the timed loop. Pages:
 
 * ``typical-300k``: a deterministic ~300 KB WordPress/Elementor-like business
@@ -20,7 +20,7 @@ no network and no file reading in the timed loop. Pages:
 * ``link-heavy-100k``: ``typical-300k`` with a directory of 100,000 links before its
   footer (~3.8 MB, under the 5 MB byte cap): a hostile or generated page. Report only:
   its CPU time per read (``time.process_time``) against the page budget
-  (:data:`leadengine.web.site.PAGE_CPU_SECONDS`); links past the first 5,000 are not read,
+  (:data:`leadengine.website.site.PAGE_CPU_SECONDS`); links past the first 5,000 are not read,
   so its footer's social links are not seen;
 * every fixture homepage ``tests/fixtures/sites/*/index.html`` (the 2 MB
   ``huge-page`` reported separately).
@@ -73,17 +73,17 @@ from bench.pages import (
 )
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
-from leadengine.web import extract as extract_mod
-from leadengine.web.extract import (
+from leadengine.website import extract as extract_mod
+from leadengine.website.extract import (
     extract,
     parse_html,
     prune_for_extraction,
     text_nodes,
     visible_text,
 )
-from leadengine.web.fetch import Page, decode_html
-from leadengine.web.signals import detect_signals
-from leadengine.web.site import PAGE_CPU_SECONDS, assemble_site, read_page, site_from_page
+from leadengine.website.fetch import Page, decode_html
+from leadengine.website.signals import detect_signals
+from leadengine.website.site import PAGE_CPU_SECONDS, assemble_site, read_page, site_from_page
 
 FIXTURES = REPO / "tests" / "fixtures" / "sites"
 RESULTS = RESULTS_DIR / "extract.json"

@@ -10,7 +10,7 @@ one origin (one host standing in for many sites), where connections are reused f
 to site. Here ``--origins`` listeners on 127.0.0.1 (one port each: a port is an origin)
 answer every GET with a 2 KB page, in this process, and ``--sites`` sites, each on one of
 them, fetch ``--pages`` pages one after another, ``--concurrency`` sites at a time,
-through :func:`leadengine.web.fetch.make_client` (the SSRF guard, redirects, pools):
+through :func:`leadengine.website.fetch.make_client` (the SSRF guard, redirects, pools):
 
 * ``shared``: one client for every site (what a batch did until December 2026);
 * ``per-site``: a client for each site, closed when its pages are fetched (what a batch
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from bench.harness import RESULTS_DIR, make_parser, print_head, python_on, run_info, write_results
 from leadengine.config import Settings
-from leadengine.web.fetch import make_client
+from leadengine.website.fetch import make_client
 
 RESULTS = RESULTS_DIR / "fetch_pools.json"
 PAGE = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"

@@ -48,8 +48,8 @@ from bench.harness import (
 )
 from bench.pages import build_queries, markdown_document, write_kb
 from bench.seed_rag import SeedRAG
-from leadengine.knowledge import KnowledgeBase
 from leadengine.retrieval.keyword import KeywordRetriever
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 
 RESULTS = RESULTS_DIR / "keyword.json"
 STATS = ("p50", "mean")

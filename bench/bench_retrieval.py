@@ -60,12 +60,12 @@ from bench.harness import (
     write_results,
 )
 from bench.pages import EDGE_QUERIES, build_queries, sectioned_document, write_kb
-from leadengine.knowledge import KnowledgeBase
 from leadengine.retrieval import Retriever
 from leadengine.retrieval.bm25 import BM25Retriever
 from leadengine.retrieval.embed import HashEmbedder
 from leadengine.retrieval.hybrid import HybridRetriever
 from leadengine.retrieval.keyword import KeywordRetriever
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.retrieval.semantic import SemanticRetriever
 
 QRELS = REPO / "bench" / "data" / "qrels.jsonl"

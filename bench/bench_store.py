@@ -32,8 +32,8 @@ from leadengine.batch import CLAIM_CHUNK
 from leadengine.pipeline import evaluate_site
 from leadengine.store import Outcome, Store
 from leadengine.store.results import FLUSH_SIZE
-from leadengine.web.fetch import Page
-from leadengine.web.site import site_from_page
+from leadengine.website.fetch import Page
+from leadengine.website.site import site_from_page
 
 RESULTS = RESULTS_DIR / "store.json"
 PAGE = REPO / "tests" / "fixtures" / "sites" / "bangkok-dental-fb-only" / "index.html"

@@ -7,7 +7,7 @@ the same bytes:
   business homepage, mostly markup, inline CSS/JS and an SVG sprite, ~2,500 words of
   copy, optionally with its JSON-LD), :func:`text_heavy_page` (~300 KB of mostly
   visible text), :func:`link_heavy_page` (the typical page plus a 100,000-link
-  directory), and :func:`make_page` to wrap markup in a :class:`~leadengine.web.fetch.Page`;
+  directory), and :func:`make_page` to wrap markup in a :class:`~leadengine.website.fetch.Page`;
 * markdown knowledge bases for ``bench_keyword`` / ``bench_retrieval``:
   :func:`write_kb` with :func:`markdown_document` (free-form files) or
   :func:`sectioned_document` (``##`` sections of 60-250 words);
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import REPO
-from leadengine.web.fetch import Page
+from leadengine.website.fetch import Page
 
 #: Size the typical and text-heavy pages aim at.
 TARGET_BYTES = 300_000

@@ -30,7 +30,7 @@ import resource
 import time
 from pathlib import Path
 
-from leadengine.batch import run_batch
+from leadengine.batch import BatchOptions, run_batch
 from leadengine.cli.common import _knowledge, _settings
 from leadengine.store import Store
 
@@ -60,8 +60,8 @@ def main() -> None:
         store = Store(str(db))
         started, cpu = time.perf_counter(), cpu_s()
         summary = asyncio.run(run_batch(input_path, settings, kb, store,
-                                        concurrency=args.concurrency,
-                                        per_host=args.concurrency))
+                                        BatchOptions(concurrency=args.concurrency,
+                                                     per_host=args.concurrency)))
         wall, cpu = time.perf_counter() - started, cpu_s() - cpu
         return wall, cpu, summary.done, summary.failed
 

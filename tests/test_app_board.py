@@ -23,6 +23,7 @@ from fastapi.testclient import TestClient
 from leadengine.app import create_app
 from leadengine.output.export import lead_table, neutralise
 from leadengine.store import Store, database_url
+from leadengine.store.board import lead_board_table
 from leadengine.store.schema import evaluations_table, migrations_table
 from leadengine.store.workspace import (
     BANDS,
@@ -31,7 +32,6 @@ from leadengine.store.workspace import (
     band,
     board,
     facets,
-    lead_board_table,
     update,
 )
 from tests.conftest import postgres_database

@@ -17,8 +17,8 @@ from leadengine.app import create_app
 from leadengine.app.knowledge_files import MAX_TEXT, Refused, locate, save
 from leadengine.config import Settings
 from leadengine.errors import KnowledgeError
-from leadengine.knowledge import KnowledgeBase
 from leadengine.pipeline import evaluate, load_knowledge
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.store import Store
 from tests.conftest import KNOWLEDGE, REPO
 from tests.test_app import TOKEN, XSS

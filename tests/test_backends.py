@@ -21,12 +21,12 @@ from click.testing import CliRunner
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
 from leadengine.cli.models import models
 from leadengine.config.providers import PROVIDERS
-from leadengine.evaluation import STRICT_ANSWER_SCHEMA
-from leadengine.evaluators.anthropic import API_VERSION, JSON_ONLY
-from leadengine.evaluators.backends import BACKENDS
+from leadengine.config.redact import KEY_VARIABLES, redact
+from leadengine.judgement.evaluation import STRICT_ANSWER_SCHEMA
+from leadengine.judgement.evaluators.anthropic import API_VERSION, JSON_ONLY
+from leadengine.judgement.evaluators.backends import BACKENDS
+from leadengine.judgement.prompt import system_prompt
 from leadengine.pipeline import evaluate_url
-from leadengine.prompt import system_prompt
-from leadengine.redact import KEY_VARIABLES, redact
 from tests.conftest import REPO, SITES
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.openai_server import FakeOpenAI, Reply
@@ -232,7 +232,7 @@ def test_a_model_that_refuses_the_temperature_is_asked_again_without_it(
     claude.fake.queue(Reply.json(GOOD), Reply.json(GOOD))
     claude.fake.strict_models.add("claude-next")
     settings = claude.settings(model="claude-next")
-    from leadengine.evaluators import make_evaluator
+    from leadengine.judgement.evaluators import make_evaluator
 
     evaluator = make_evaluator(settings, kb)
     for _ in range(2):
@@ -332,8 +332,8 @@ def test_requests_in_flight_are_spread_over_small_connection_pools(
         fake_llm: FakeOpenAI) -> None:
     # An httpx pool's bookkeeping is quadratic in its connections (64 requests in flight on
     # one pool cost about 8 ms of CPU each): requests go to pools of POOL_SIZE at a time.
-    from leadengine.evaluators.chat import POOL_SIZE
-    from leadengine.evaluators.openai_compat import OpenAIChat
+    from leadengine.judgement.evaluators.chat import POOL_SIZE
+    from leadengine.judgement.evaluators.openai_compat import OpenAIChat
 
     in_flight = 2 * POOL_SIZE + 3
     fake_llm.queue(*[Reply.json(GOOD, delay=0.4)] * (in_flight + 3))

@@ -20,9 +20,10 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine import KnowledgeBase, Settings
-from leadengine.batch import normalise_url, read_rows, run_batch
+from leadengine.batch import BatchOptions, read_rows, run_batch
 from leadengine.cli import cli
 from leadengine.store import Store
+from leadengine.website.urls import normalise_url
 from tests.conftest import REPO, SITES, postgres_database
 from tests.fakes.site_server import SiteServer
 
@@ -90,7 +91,7 @@ def test_a_batch_records_every_row_and_resumes(sites: SiteServer, tmp_path: Path
         {"name": "Slow", "url": sites.url("batch-slow/"), "owner": "z"},
     ])
     store = Store(db)
-    summary = asyncio.run(run_batch(leads, FAST, kb, store, concurrency=3))
+    summary = asyncio.run(run_batch(leads, FAST, kb, store, BatchOptions(concurrency=3)))
     assert (summary.total, summary.done, summary.failed, summary.duplicates) == (6, 2, 3, 1)
     done = {r["url"]: r for r in store.evaluations()}
     assert set(done) == {sites.url("bangkok-dental-fb-only/"), sites.url("yangon-school/")}
@@ -105,7 +106,7 @@ def test_a_batch_records_every_row_and_resumes(sites: SiteServer, tmp_path: Path
     assert (again.done, again.skipped) == (0, 4)
     assert len(list(store.evaluations())) == 2 and len(store.errors()) == 3
     sites.route(f"/{gone}", body="<title>Now here | Bangkok</title><p>Bangkok clinic.</p>")
-    retried = asyncio.run(run_batch(leads, FAST, kb, store, retry_failed=True))
+    retried = asyncio.run(run_batch(leads, FAST, kb, store, BatchOptions(retry_failed=True)))
     assert retried.done == 1
     assert len(list(store.evaluations())) == 3 and len(store.errors()) == 2
 
@@ -199,7 +200,7 @@ def test_llm_requests_in_flight_hold_to_the_concurrency_while_more_sites_are_rea
         settings = FAST.with_options(provider="custom", base_url=fake.base_url,
                                      use_cache=False, workers=0, llm_rpm=0, llm_tpm=0)
         summary = asyncio.run(run_batch(urls, settings, kb, Store(tmp_path / "l.db"),
-                                        concurrency=2, per_host=8))
+                                        BatchOptions(concurrency=2, per_host=8)))
     assert summary.done == 6 and len(fake.chat_requests) == 6
     assert fake.max_in_flight == 2
     # Sites 3 and 4 were fetched while the first two requests waited: their requests
@@ -214,7 +215,8 @@ def test_politeness_delay_spaces_sites_on_one_host(sites: SiteServer, tmp_path: 
                     encoding="utf-8")
     started = time.monotonic()
     summary = asyncio.run(run_batch(urls, FAST.with_options(host_delay=0.3), kb,
-                                    Store(tmp_path / "p.db"), concurrency=4, per_host=4))
+                                    Store(tmp_path / "p.db"),
+                                    BatchOptions(concurrency=4, per_host=4)))
     assert summary.done == 4
     assert time.monotonic() - started >= 0.9  # 4 starts, 0.3 s apart
 
@@ -236,11 +238,12 @@ def test_progress_bar_path(sites: SiteServer, tmp_path: Path, kb: KnowledgeBase,
     urls = tmp_path / "urls.txt"
     urls.write_text(f"{sites.url('yangon-school/')}\nnot a url\n", encoding="utf-8")
     seen: list[int] = []
-    summary = _run_with_progress_bar(urls, FAST, kb, Store(tmp_path / "bar.db"), False, 2, 2)
+    summary = _run_with_progress_bar(urls, FAST, kb, Store(tmp_path / "bar.db"),
+                                     BatchOptions(concurrency=2, per_host=2))
     assert (summary.done, summary.failed, summary.handled) == (1, 1, 2)
     assert "2/2" in capsys.readouterr().err
     summary = asyncio.run(run_batch(urls, FAST, kb, Store(tmp_path / "bar.db"),
-                                    on_progress=lambda s: seen.append(s.handled)))
+                                    BatchOptions(on_progress=lambda s: seen.append(s.handled))))
     # Once when the run is recorded (nothing handled yet), then both rows: one failed
     # before, one already done.
     assert seen == [0, 1, 2]
@@ -257,18 +260,18 @@ def test_page_snapshots_are_reused_within_max_age(sites: SiteServer, tmp_path: P
     assert (first.done, first.reused_pages) == (1, 0)
     assert count(db, "page_snapshots") == 3  # homepage + 2 subpages
     before = len(sites.requests)
-    again = asyncio.run(run_batch(urls, settings, kb, store, retry_failed=True,
-                                  max_age=3600))
+    again = asyncio.run(run_batch(urls, settings, kb, store,
+                                  BatchOptions(retry_failed=True, max_age=3600)))
     assert again.skipped == 1  # done already: nothing fetched
     other = Store(db)
     with other.engine.begin() as conn:  # forget the evaluation, keep the snapshots
         import sqlalchemy as sa
 
         conn.execute(sa.text("delete from evaluations"))
-    third = asyncio.run(run_batch(urls, settings, kb, other, max_age=3600))
+    third = asyncio.run(run_batch(urls, settings, kb, other, BatchOptions(max_age=3600)))
     assert (third.done, third.reused_pages) == (1, 3)
     assert len(sites.requests) == before  # not a single request: all from snapshots
-    stale = asyncio.run(run_batch(urls, settings, kb, other, max_age=None))
+    stale = asyncio.run(run_batch(urls, settings, kb, other, BatchOptions(max_age=None)))
     assert stale.skipped == 1
 
 
@@ -286,7 +289,7 @@ def test_each_site_is_fetched_on_connections_of_its_own(tmp_path: Path, kb: Know
         leads.write_text("\n".join(server.url(f"{name}/") for name in names) + "\n",
                          encoding="utf-8")
         summary = asyncio.run(run_batch(leads, FAST, kb, Store(tmp_path / "r.db"),
-                                        concurrency=1, per_host=1))
+                                        BatchOptions(concurrency=1, per_host=1)))
         requests, ports = list(server.requests), list(server.ports)
     assert summary.done == len(names)
     assert [path for _, path in requests] == ["/robots.txt"] + [f"/{n}/" for n in names]
@@ -306,7 +309,8 @@ def test_a_batch_reads_each_origins_robots_txt_once(tmp_path: Path, kb: Knowledg
         leads = tmp_path / "urls.txt"
         leads.write_text("\n".join(urls) + "\n", encoding="utf-8")
         store = Store(tmp_path / "results.db")
-        summary = asyncio.run(run_batch(leads, FAST, kb, store, concurrency=5, per_host=5))
+        summary = asyncio.run(run_batch(leads, FAST, kb, store,
+                                        BatchOptions(concurrency=5, per_host=5)))
         robots_fetches = [path for _, path in server.requests if path == "/robots.txt"]
     assert (summary.done, summary.failed) == (4, 1)
     assert robots_fetches == ["/robots.txt"]

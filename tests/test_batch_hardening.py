@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from leadengine import KnowledgeBase, Settings
-from leadengine.batch import Row, read_rows, run_batch
+from leadengine.batch import BatchOptions, Row, read_rows, run_batch
 from leadengine.cli import cli
 from leadengine.errors import ConfigError, LeadEngineError, LLMError, StoreError
 from leadengine.store import Claim, Store
@@ -443,8 +443,8 @@ def test_two_batches_on_one_database_evaluate_each_url_once(sites: SiteServer,
     summaries: list[Any] = [None, None]
 
     def batch(slot: int) -> None:
-        summaries[slot] = asyncio.run(run_batch(leads, FAST, kb, Store(db), concurrency=4,
-                                                per_host=4))
+        summaries[slot] = asyncio.run(run_batch(leads, FAST, kb, Store(db),
+                                                BatchOptions(concurrency=4, per_host=4)))
 
     threads = [threading.Thread(target=batch, args=(slot,)) for slot in range(2)]
     for thread in threads:

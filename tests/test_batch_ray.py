@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from leadengine import KnowledgeBase, Settings
-from leadengine.batch import normalise_url, run_batch
+from leadengine.batch import BatchOptions, run_batch
 from leadengine.batch.ray import (
     LimitsHolder,
     RayOptions,
@@ -29,6 +29,7 @@ from leadengine.batch.ray import (
 from leadengine.batch.summary import Summary
 from leadengine.errors import ConfigError, LeadEngineError, QuotaExhausted
 from leadengine.store import Store
+from leadengine.website.urls import normalise_url
 from tests.conftest import REPO, SITES, postgres_database
 from tests.fakes.site_server import SiteServer
 
@@ -71,9 +72,10 @@ def test_same_stored_evaluations_as_the_local_engine(cluster: str, kb: Knowledge
     source = tmp_path / "urls.txt"
     source.write_text("\n".join([*urls, urls[0], "not a url"]) + "\n", encoding="utf-8")
     with postgres_database() as local_db, postgres_database() as ray_db:
-        local = asyncio.run(run_batch(source, FAST, kb, Store(local_db), concurrency=4))
+        local = asyncio.run(run_batch(source, FAST, kb, Store(local_db),
+                                      BatchOptions(concurrency=4)))
         summary = run_batch_on_ray(source, FAST, kb, Store(ray_db), RayOptions(),
-                                   concurrency=4)
+                                   BatchOptions(concurrency=4))
         assert (summary.done, summary.failed, summary.duplicates) == (
             local.done, local.failed, local.duplicates) == (len(urls), 1, 1)
         assert len(summary.run_ids) == 2  # one run per shard (2 CPUs)
@@ -84,8 +86,9 @@ def test_same_stored_evaluations_as_the_local_engine(cluster: str, kb: Knowledge
             e["error"] for e in Store(local_db).errors()]
         # Run again: everything is stored, nothing is evaluated twice; as locally.
         again = run_batch_on_ray(source, FAST, kb, Store(ray_db), RayOptions(),
-                                 concurrency=4)
-        local = asyncio.run(run_batch(source, FAST, kb, Store(local_db), concurrency=4))
+                                 BatchOptions(concurrency=4))
+        local = asyncio.run(run_batch(source, FAST, kb, Store(local_db),
+                                      BatchOptions(concurrency=4)))
         assert (again.done, again.skipped_done) == (0, len(urls))
         assert (again.failed, again.skipped_failed, again.duplicates) == (
             local.failed, local.skipped_failed, local.duplicates)
@@ -113,7 +116,7 @@ def test_a_killed_worker_s_rows_are_retried(cluster: str, kb: KnowledgeBase,
     def drive() -> None:
         try:
             result["summary"] = run_batch_on_ray(source, FAST, kb, Store(pg), RayOptions(),
-                                                 concurrency=2, per_host=4)
+                                                 BatchOptions(concurrency=2, per_host=4))
         except BaseException as exc:  # reported below
             result["error"] = exc
 

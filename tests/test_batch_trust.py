@@ -23,10 +23,17 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine import KnowledgeBase, Settings
-from leadengine.batch import failure_reason, normalise_url, read_rows, run_batch, sniff_delimiter
+from leadengine.batch import (
+    BatchOptions,
+    failure_reason,
+    read_rows,
+    run_batch,
+    sniff_delimiter,
+)
 from leadengine.cli import cli
 from leadengine.store import Store
-from leadengine.web.fetch import normalise_target
+from leadengine.website.fetch import normalise_target
+from leadengine.website.urls import normalise_url
 from tests.conftest import REPO, SITES
 from tests.fakes.site_server import SiteServer
 
@@ -236,7 +243,8 @@ def test_a_pipe_is_read_once_even_with_the_progress_bar(sites: SiteServer, tmp_p
         writer.start()
         store = Store(tmp_path / f"p{attempt}.db")
         if use_bar:
-            summary = _run_with_progress_bar(fifo, FAST, kb, store, False, 2, 2)
+            summary = _run_with_progress_bar(fifo, FAST, kb, store,
+                                             BatchOptions(concurrency=2, per_host=2))
         else:
             summary = asyncio.run(run_batch(fifo, FAST, kb, store))
         writer.join(timeout=5)

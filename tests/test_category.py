@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from leadengine.errors import ConfigError
-from leadengine.web.category import (
+from leadengine.website.category import (
     CATEGORIES,
     DEFAULT_TAXONOMY,
     NO_WORDS,
@@ -382,7 +382,7 @@ def test_a_compiled_taxonomy_is_kept_and_read_back_the_same(
     result is kept in the cache folder and read back the same (its regexes compiled
     from the same patterns); a copy that cannot be read is compiled again, and an
     edited file never meets the copy of the old one."""
-    from leadengine.web.category import _load, _matches
+    from leadengine.website.category import _load, _matches
 
     monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path / "cache"))
     built = _load.__wrapped__(DEFAULT_TAXONOMY)

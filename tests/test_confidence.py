@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from leadengine.confidence import readable_words
 from leadengine.config import Settings
-from leadengine.evaluation import Evaluation
+from leadengine.facts.confidence import readable_words
+from leadengine.judgement.evaluation import Evaluation
 from leadengine.output.export import flatten
 from leadengine.output.report import markdown_report, text_report
 from leadengine.pipeline import evaluate, load_knowledge

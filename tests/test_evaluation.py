@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from leadengine import KnowledgeBase, Settings
 from leadengine.cli import cli
-from leadengine.evaluation import ANGLES, STRICT_ANSWER_SCHEMA, Evaluation
+from leadengine.judgement.evaluation import ANGLES, STRICT_ANSWER_SCHEMA, Evaluation
 from leadengine.pipeline import evaluate_url
-from leadengine.web.injection import find_injections, strip_injections
+from leadengine.website.injection import find_injections, strip_injections
 from tests.conftest import SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
 

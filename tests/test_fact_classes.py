@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from leadengine import KnowledgeBase
-from leadengine.facts import SiteFacts, site_facts
-from leadengine.web.site import load_site
+from leadengine.facts.site_facts import SiteFacts, site_facts
+from leadengine.website.load import load_site
 
 
 def facts_of(tmp_path: Path, html: str, kb: KnowledgeBase, name: str = "site") -> SiteFacts:
@@ -146,7 +146,7 @@ def test_the_brand_wins_over_the_operator(kb: KnowledgeBase, tmp_path: Path,
      "https://harbourdental.example/blog/about-our-new-clinic"),
 ])
 def test_an_about_or_contact_page_is_its_sites_lead(given: str, lead: str) -> None:
-    from leadengine.web.urls import normalise_url
+    from leadengine.website.urls import normalise_url
 
     assert normalise_url(given) == lead
 
@@ -260,6 +260,6 @@ def test_facebook_and_other_networks_is_not_facebook_only(kb: KnowledgeBase,
 ])
 def test_kinds_of_site(url: str, title: str, headings: tuple[str, ...],
                        types: tuple[str, ...], listed: int, phones: int, kind: str) -> None:
-    from leadengine.web.site_kind import site_kind
+    from leadengine.website.site_kind import site_kind
 
     assert site_kind(url, title, "", headings, types, listed, phones, False).value == kind

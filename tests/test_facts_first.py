@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from leadengine import Evaluation, KnowledgeBase, Settings
-from leadengine.facts import site_facts
+from leadengine.facts.site_facts import site_facts
+from leadengine.judgement.prompt import FACTS_HEADER, facts_section
 from leadengine.pipeline import evaluate_url
-from leadengine.prompt import FACTS_HEADER, facts_section
-from leadengine.web.extract import SMALL_PAGE_CHARS
-from leadengine.web.injection import find_injections
-from leadengine.web.site import load_site
+from leadengine.website.extract import SMALL_PAGE_CHARS
+from leadengine.website.injection import find_injections
+from leadengine.website.load import load_site
 from tests.conftest import REPO, SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -193,28 +193,32 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_llm_evaluator_does_not_import_the_heuristic() -> None:
-    imports = _imports(SRC / "evaluators" / "llm.py")
+    imports = _imports(SRC / "judgement" / "evaluators" / "llm.py")
     # It holds the answer to the facts (evaluators/answers.py), by the same rules.
-    assert "leadengine.facts" in imports and "leadengine.evaluators.answers" in imports
-    answers = _imports(SRC / "evaluators" / "answers.py")
-    assert "leadengine.facts" in answers and "leadengine.scoring" in answers
+    assert "leadengine.facts.site_facts" in imports
+    assert "leadengine.judgement.evaluators.answers" in imports
+    answers = _imports(SRC / "judgement" / "evaluators" / "answers.py")
+    assert "leadengine.facts.site_facts" in answers and "leadengine.facts.scoring" in answers
     assert not [n for n in imports | answers
-                if n.startswith("leadengine.evaluators.heuristic")]
+                if n.startswith("leadengine.judgement.evaluators.heuristic")]
+
+
+#: The function that computes a site's facts.
+COMPUTE_FACTS = "leadengine.facts.site_facts.site_facts"
 
 
 @pytest.mark.parametrize(("module", "forbidden"), [
     # Evaluators judge facts: they never read the site, nor compute facts again.
-    ("evaluators/llm.py", ("leadengine.web.site", "leadengine.facts.site_facts",
-                           "leadengine.evaluators.heuristic")),
-    ("evaluators/answers.py", ("leadengine.web.site", "leadengine.facts.site_facts",
-                               "leadengine.evaluators.heuristic")),
-    ("evaluators/heuristic.py", ("leadengine.web", "leadengine.facts.site_facts",
-                                 "leadengine.evaluators.llm")),
+    ("judgement/evaluators/llm.py", ("leadengine.website.site", COMPUTE_FACTS,
+                                     "leadengine.judgement.evaluators.heuristic")),
+    ("judgement/evaluators/answers.py", ("leadengine.website.site", COMPUTE_FACTS,
+                                         "leadengine.judgement.evaluators.heuristic")),
+    ("judgement/evaluators/heuristic.py", ("leadengine.website", COMPUTE_FACTS,
+                                           "leadengine.judgement.evaluators.llm")),
     # Facts and scoring come before judgement: they import no evaluator, prompt or pipeline.
-    ("facts.py", ("leadengine.evaluators", "leadengine.prompt", "leadengine.pipeline",
-                  "leadengine.scoring", "leadengine.evaluation")),
-    ("scoring.py", ("leadengine.evaluators", "leadengine.prompt", "leadengine.pipeline",
-                    "leadengine.web")),
+    ("facts/site_facts.py", ("leadengine.judgement", "leadengine.pipeline",
+                             "leadengine.facts.scoring")),
+    ("facts/scoring.py", ("leadengine.judgement", "leadengine.pipeline", "leadengine.website")),
 ])
 def test_facts_flow_one_way(module: str, forbidden: tuple[str, ...]) -> None:
     imports = _imports(SRC / module)
@@ -225,17 +229,17 @@ def test_facts_flow_one_way(module: str, forbidden: tuple[str, ...]) -> None:
 def test_facts_are_computed_once_per_evaluation(provider: str, fake_llm: FakeOpenAI,
                                                 kb: KnowledgeBase,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    import leadengine.facts
+    import leadengine.facts.site_facts
     import leadengine.pipeline
 
     calls = []
-    real = leadengine.facts.site_facts
+    real = leadengine.facts.site_facts.site_facts
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(leadengine.facts, "site_facts", counting)
+    monkeypatch.setattr(leadengine.facts.site_facts, "site_facts", counting)
     monkeypatch.setattr(leadengine.pipeline, "site_facts", counting)
     fake_llm.queue(Reply.json(ANSWER))
     settings = OFFLINE if provider == "heuristic" else llm_settings(fake_llm)

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from leadengine import ContentError, FetchError, LeadEngineError, Settings
-from leadengine.web.extract import extract
-from leadengine.web.fetch import (
+from leadengine.website.extract import extract
+from leadengine.website.fetch import (
     Page,
     ReadProblem,
     decode_html,
@@ -27,7 +27,7 @@ from leadengine.web.fetch import (
     redirect_url,
     sniff_binary,
 )
-from leadengine.web.site import load_site
+from leadengine.website.load import load_site
 from tests.conftest import SITES
 from tests.fakes.site_server import SiteServer
 

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from leadengine import Evaluation, KnowledgeBase, Settings
-from leadengine.evaluation import Verdict
-from leadengine.facts import site_facts
-from leadengine.grounding import clean, ground, name_on_site
+from leadengine.facts.site_facts import site_facts
+from leadengine.judgement.evaluation import Verdict
+from leadengine.judgement.grounding import clean, ground, name_on_site
 from leadengine.pipeline import evaluate_url
-from leadengine.web.site import load_site
+from leadengine.website.load import load_site
 from tests.conftest import SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -198,7 +198,7 @@ def test_names_on_the_site_in_other_forms(kb: KnowledgeBase) -> None:
 def test_the_offline_evaluator_grounds_on_every_fixture(kb: KnowledgeBase) -> None:
     """The rules' own verdicts state nothing the facts do not: every check passes, on
     every fixture site."""
-    from leadengine.evaluators.heuristic import HeuristicEvaluator
+    from leadengine.judgement.evaluators.heuristic import HeuristicEvaluator
 
     evaluator = HeuristicEvaluator(kb)
     for folder in sorted(p for p in SITES.iterdir() if (p / "index.html").exists()):
@@ -209,7 +209,7 @@ def test_the_offline_evaluator_grounds_on_every_fixture(kb: KnowledgeBase) -> No
 
 def test_a_failed_check_never_says_confidence_high(kb: KnowledgeBase) -> None:
     """Whatever the facts, any failed check caps the confidence."""
-    from leadengine.confidence import judge_confidence
+    from leadengine.facts.confidence import judge_confidence
 
     facts = site_facts(asyncio.run(load_site(str(SITES / "bangkok-dental-fb-only"))),
                        kb.rules)

@@ -18,8 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leadengine import FetchError, Settings
-from leadengine.web.guard import GuardedTransport, embedded_ipv4, is_public
-from leadengine.web.site import Site, load_site
+from leadengine.website.guard import GuardedTransport, embedded_ipv4, is_public
+from leadengine.website.load import load_site
+from leadengine.website.site import Site
 from tests.conftest import SITES
 from tests.fakes.site_server import SiteServer
 
@@ -313,7 +314,7 @@ def test_local_use_nat64_reads_the_rfc_6052_places(address: str) -> None:
 def test_a_kept_socket_says_when_the_server_has_hung_up() -> None:
     import socket
 
-    from leadengine.web.guard import readable
+    from leadengine.website.guard import readable
 
     ours, theirs = socket.socketpair()
     try:
@@ -326,7 +327,7 @@ def test_a_kept_socket_says_when_the_server_has_hung_up() -> None:
 
 
 def test_a_pooled_connection_answers_is_readable_from_its_kept_socket() -> None:
-    from leadengine.web.guard import KeptSocketStream
+    from leadengine.website.guard import KeptSocketStream
 
     asked: list[str] = []
 
@@ -347,8 +348,8 @@ def test_every_client_shares_one_verifying_tls_context() -> None:
     # it), and it still checks certificates and host names.
     import ssl
 
-    from leadengine.web.fetch import make_client
-    from leadengine.web.guard import default_ssl_context
+    from leadengine.website.fetch import make_client
+    from leadengine.website.guard import default_ssl_context
 
     context = default_ssl_context()
     assert context is default_ssl_context()
@@ -364,6 +365,6 @@ def test_every_client_shares_one_verifying_tls_context() -> None:
     ("2130706433", ["127.0.0.1"]), ("0x7f.1", ["127.0.0.1"])])
 def test_an_address_needs_no_lookup_and_other_spellings_get_one(host: str,
                                                                 expected: list[str]) -> None:
-    from leadengine.web.guard import system_resolver
+    from leadengine.website.guard import system_resolver
 
     assert asyncio.run(system_resolver(host, 80)) == expected

@@ -155,9 +155,9 @@ def test_every_point_of_the_score_is_in_the_reasoning(site: str, kb: KnowledgeBa
     them, any cap and why, and the score itself; the terms add up to it."""
     import re
 
-    from leadengine.facts import site_facts
-    from leadengine.scoring import fact_score, fit_caps, score_terms
-    from leadengine.web.site import load_site
+    from leadengine.facts.scoring import fact_score, fit_caps, score_terms
+    from leadengine.facts.site_facts import site_facts
+    from leadengine.website.load import load_site
 
     path = str(SITES / site / "index.html")
     evaluation = evaluate(path, kb)
@@ -185,9 +185,9 @@ def test_the_pitch_for_a_kind_of_business_comes_from_the_knowledge_base(kb) -> N
     assert clinic.primary_service != "B2B Lead Generation"
     rules = kb.rules.model_copy(update={"services": [
         s for s in kb.rules.services if s.name != "B2B Lead Generation"]})
-    from leadengine.evaluators.heuristic import judge
-    from leadengine.facts import site_facts
-    from leadengine.web.site import load_site
+    from leadengine.facts.site_facts import site_facts
+    from leadengine.judgement.evaluators.heuristic import judge
+    from leadengine.website.load import load_site
     site = asyncio.run(load_site(str(SITES / "bangkok-construction" / "index.html"),
                                  HEURISTIC))
     assert judge(site_facts(site, rules), rules).service_name != "B2B Lead Generation"

@@ -16,9 +16,9 @@ from urllib.parse import quote
 import pytest
 
 from leadengine import ContentError, FetchError, Settings
-from leadengine.web.fetch import Page, fetch_page, make_client, supported_encodings
-from leadengine.web.robots import MAX_ROBOTS_BYTES, RobotsPolicy
-from leadengine.web.site import load_site
+from leadengine.website.fetch import Page, fetch_page, make_client, supported_encodings
+from leadengine.website.load import load_site
+from leadengine.website.robots import MAX_ROBOTS_BYTES, RobotsPolicy
 from tests.conftest import REPO
 from tests.fakes.hostile_server import BOMB_SIZE, HostileServer, bomb_body, optional_module
 
@@ -140,8 +140,8 @@ def test_a_robots_txt_with_too_many_encodings_means_disallow(hostile: HostileSer
 _SIXTEEN_BOMBS = """
 import asyncio, json, resource, sys, time
 from leadengine import Settings
-from leadengine.web.fetch import fetch_page, make_client
-from leadengine.web.robots import RobotsPolicy
+from leadengine.website.fetch import fetch_page, make_client
+from leadengine.website.robots import RobotsPolicy
 
 base, paths = sys.argv[1], sys.argv[2:]
 

@@ -17,14 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from leadengine import Evaluation, KnowledgeBase, Settings
-from leadengine.evaluators.answers import FACT_MARGIN
-from leadengine.facts import identify as judge
-from leadengine.facts import page_warnings, pick_business_name
+from leadengine.facts.site_facts import identify as judge
+from leadengine.facts.site_facts import page_warnings, pick_business_name
+from leadengine.judgement.evaluators.answers import FACT_MARGIN
+from leadengine.judgement.prompt import SYSTEM_PROMPT, build_user_content, fence, fence_id
 from leadengine.pipeline import evaluate_url
-from leadengine.prompt import SYSTEM_PROMPT, build_user_content, fence, fence_id
-from leadengine.web import injection
-from leadengine.web.fetch import Page
-from leadengine.web.injection import (
+from leadengine.website import injection
+from leadengine.website.fetch import Page
+from leadengine.website.injection import (
     INVISIBLE,
     TAG_REPLACEMENT,
     escape_fence_tags,
@@ -33,7 +33,8 @@ from leadengine.web.injection import (
     normalise,
     strip_injections,
 )
-from leadengine.web.site import load_site, site_from_page
+from leadengine.website.load import load_site
+from leadengine.website.site import site_from_page
 from tests.conftest import SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.site_server import SiteServer

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from leadengine.cli import cli
 from leadengine.errors import ConfigError
-from leadengine.judge_eval import band_of, read_labels
+from leadengine.judgement.judge_eval import band_of, read_labels
 from tests.conftest import REPO, SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
 

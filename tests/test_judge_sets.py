@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from leadengine.config import Settings
-from leadengine.judge_eval import Label, Scores, evaluate_labels, score
-from leadengine.pipeline import load_knowledge
+from leadengine.judgement.judge_eval import Label, Scores, score
+from leadengine.pipeline import evaluate_labels, load_knowledge
 from tests.conftest import REPO
 
 PATTERNS = REPO / "tests" / "fixtures" / "realpatterns"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from leadengine import KnowledgeBase, KnowledgeError
-from leadengine.knowledge import default_knowledge_dir
+from leadengine.knowledge.base import default_knowledge_dir
 from tests.conftest import KNOWLEDGE, write_kb
 
 

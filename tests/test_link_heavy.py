@@ -17,14 +17,15 @@ from lxml import etree
 
 from leadengine.config import Settings
 from leadengine.errors import ContentError
-from leadengine.web import extract as extract_mod
-from leadengine.web import facts, forms
-from leadengine.web import signals as signals_mod
-from leadengine.web.crawl import pick_subpages
-from leadengine.web.extract import MAX_LINKS, Deadline, parse_html, prune_for_extraction
-from leadengine.web.fetch import Page
-from leadengine.web.signals import CHAT, EMAIL, TRACKERS, find_emails
-from leadengine.web.site import PAGE_CPU_SECONDS, load_site, read_page, site_from_page
+from leadengine.website import extract as extract_mod
+from leadengine.website import facts, forms
+from leadengine.website import signals as signals_mod
+from leadengine.website.crawl import pick_subpages
+from leadengine.website.extract import MAX_LINKS, Deadline, parse_html, prune_for_extraction
+from leadengine.website.fetch import Page
+from leadengine.website.load import load_site
+from leadengine.website.signals import CHAT, EMAIL, TRACKERS, find_emails
+from leadengine.website.site import PAGE_CPU_SECONDS, read_page, site_from_page
 from tests.fakes.site_server import SiteServer
 
 URL = "https://shop.example/"

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 
 from leadengine import ConfigError, Evaluation, KnowledgeBase, LLMError, Settings
-from leadengine.evaluators.llm import REPAIR_PROMPT
-from leadengine.facts import site_facts
-from leadengine.pipeline import evaluate_url, retrieval_parts, retrieval_query
-from leadengine.prompt import (
+from leadengine.facts.site_facts import site_facts
+from leadengine.judgement.evaluators.llm import REPAIR_PROMPT
+from leadengine.judgement.prompt import (
     SYSTEM_PROMPT,
     build_user_content,
     fence,
@@ -22,8 +21,9 @@ from leadengine.prompt import (
     prompt_content,
     system_prompt,
 )
+from leadengine.pipeline import evaluate_url, retrieval_parts, retrieval_query
 from leadengine.retrieval.budget import estimate_tokens
-from leadengine.web.site import load_site
+from leadengine.website.load import load_site
 from tests.conftest import SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -250,6 +250,6 @@ def test_the_request_carries_the_key_and_the_tool_name(fake_llm: FakeOpenAI,
 
 def test_the_llm_evaluator_does_not_import_the_openai_sdk() -> None:
     """Importing the SDK cost 1.3 s on every command; the evaluator posts with httpx."""
-    code = ("import sys, leadengine.cli, leadengine.evaluators.llm; "
+    code = ("import sys, leadengine.cli, leadengine.judgement.evaluators.llm; "
             "sys.exit('openai' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -23,11 +23,11 @@ from leadengine import (
 )
 from leadengine.cli.models import models
 from leadengine.config import PROVIDERS
-from leadengine.evaluation import STRICT_ANSWER_SCHEMA
-from leadengine.evaluators import make_evaluator
-from leadengine.evaluators.llm import LLMEvaluator
+from leadengine.judgement.evaluation import STRICT_ANSWER_SCHEMA
+from leadengine.judgement.evaluators import make_evaluator
+from leadengine.judgement.evaluators.llm import LLMEvaluator
+from leadengine.judgement.ratelimit import DAY, RateLimiter
 from leadengine.pipeline import evaluate_url
-from leadengine.ratelimit import DAY, RateLimiter
 from tests.conftest import SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply
 

@@ -24,9 +24,9 @@ import lxml.html
 import phonenumbers
 import pytest
 
-from leadengine.web import location as location_module
-from leadengine.web.extract import drop_invisible, text_nodes
-from leadengine.web.location import (
+from leadengine.website import location as location_module
+from leadengine.website.extract import drop_invisible, text_nodes
+from leadengine.website.location import (
     PLACES_FILE,
     PageClues,
     Part,
@@ -35,8 +35,8 @@ from leadengine.web.location import (
     page_clues,
     read_location,
 )
-from leadengine.web.location import address_patterns as ap
-from leadengine.web.location.places import Text
+from leadengine.website.location import address_patterns as ap
+from leadengine.website.location.places import Text
 from tests.conftest import REPO
 
 
@@ -668,7 +668,7 @@ def test_page_clues_caps_nodes_links_and_addresses() -> None:
 def test_gazetteer_file_is_small_and_loads_quickly() -> None:
     assert PLACES_FILE.stat().st_size < 2_000_000
     # CPU time, not wall time: the machine's other load does not count (0.15-0.2 s here).
-    code = ("import time; from leadengine.web.location import gazetteer; "
+    code = ("import time; from leadengine.website.location import gazetteer; "
             "t = time.process_time(); g = gazetteer(); print(time.process_time() - t)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, cwd=REPO, check=True)
@@ -694,7 +694,7 @@ def test_known_names(name: str, city: str, country: str) -> None:
 
 def test_geo_metadata_places_a_page_without_an_address() -> None:
     """geo.placename / geo.position / geo.region in the head: the city, its country."""
-    from leadengine.web.location import page_clues, read_location
+    from leadengine.website.location import page_clues, read_location
 
     html = ('<html><head><meta name="geo.region" content="BD-7">'
             '<meta name="geo.placename" content="Lalmohan, Bhola">'
@@ -723,8 +723,8 @@ def test_geo_metadata_places_a_page_without_an_address() -> None:
     ("<p>Address: Your address here, City, State, Zip</p>", None),
 ])
 def test_more_street_forms_and_template_addresses(html: str, street: str | None) -> None:
-    from leadengine.web.extract import text_nodes
-    from leadengine.web.location import page_clues, read_location
+    from leadengine.website.extract import text_nodes
+    from leadengine.website.location import page_clues, read_location
 
     tree = lxml.html.fromstring(f"<html><body>{html}</body></html>")
     found = read_location([page_clues(tree, text_nodes(tree), "https://x.test/")])
@@ -732,7 +732,7 @@ def test_more_street_forms_and_template_addresses(html: str, street: str | None)
 
 
 def test_a_json_ld_street_that_is_only_a_district_is_not_a_street() -> None:
-    from leadengine.web.location import page_clues, read_location
+    from leadengine.website.location import page_clues, read_location
 
     html = ('<html><head><script type="application/ld+json">{"@type": "LocalBusiness", '
             '"name": "X", "address": {"@type": "PostalAddress", "streetAddress": "อ.สารภี", '
@@ -744,8 +744,8 @@ def test_a_json_ld_street_that_is_only_a_district_is_not_a_street() -> None:
 
 def test_a_namesake_far_from_the_named_region_is_not_the_city() -> None:
     """春日 (Kasuga) is a city in Fukuoka; in "東京都練馬区春日町" it is a Tokyo street."""
-    from leadengine.web.extract import text_nodes
-    from leadengine.web.location import page_clues, read_location
+    from leadengine.website.extract import text_nodes
+    from leadengine.website.location import page_clues, read_location
 
     tree = lxml.html.fromstring("<html><body><p>〒179-0074 東京都練馬区春日町6丁目8-46</p>"
                                 "</body></html>")
@@ -790,7 +790,7 @@ def test_a_complete_json_ld_address_is_not_looked_for_in_the_text(
 def _naive_find(index: Any, text: Text) -> list[Any]:
     """:meth:`Index.find` as first written: every word count at every token, every
     character for the other scripts."""
-    from leadengine.web.location.places import Hit, _rows
+    from leadengine.website.location.places import Hit, _rows
     hits, tokens, i = [], text.tokens, 0
     longest = 1 + max((key.count(" ") for key in index.words), default=0)
     while i < len(tokens):
@@ -830,7 +830,7 @@ def test_index_find_gives_what_the_plain_walk_gives(raw: str) -> None:
 
 
 def test_the_nodes_near_address_words_are_the_ones_classified() -> None:
-    from leadengine.web.location import address_candidates as ac
+    from leadengine.website.location import address_candidates as ac
     assert all(re.escape(word) == word.replace(" ", "\\ ").replace("-", "\\-")
                or not word.isascii() for word in ac._WORDS), ac._WORDS
     prose = ["A sentence of prose, long enough to be read as such " * 3] * 20
@@ -859,7 +859,7 @@ _ADDRESSES = [
 def test_the_lazy_placer_finds_what_placing_every_candidate_finds(seed: int) -> None:
     """Placer.first (placing candidates from the best possible score down, stopping
     when none left can win) against placing all of them and ranking, as before."""
-    from leadengine.web.location.address_candidates import Placer, place
+    from leadengine.website.location.address_candidates import Placer, place
     rng = random.Random(seed)
     found = [ap.Candidate(text=rng.choice(_ADDRESSES), source="text", order=rng.randrange(5),
                           score=float(rng.randrange(0, 12)), street=rng.randrange(3),
@@ -889,8 +889,8 @@ def test_a_site_s_address_does_not_depend_on_the_machine_s_speed(
     import asyncio
 
     from leadengine.config import Settings
-    from leadengine.web.location import address_candidates
-    from leadengine.web.site import load_site
+    from leadengine.website.load import load_site
+    from leadengine.website.location import address_candidates
 
     page = str(REPO / "tests" / "fixtures" / "sites" / "huge-page" / "index.html")
     settings = Settings(max_pages=0)
@@ -918,7 +918,7 @@ def test_the_gazetteer_is_kept_built_and_a_broken_copy_is_built_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Building the gazetteer costs every command about 90 ms: it is kept in the cache
     folder and read back identical; a copy that cannot be read is built again."""
-    from leadengine.web.location import places
+    from leadengine.website.location import places
 
     monkeypatch.setenv("LEADENGINE_CACHE_DIR", str(tmp_path / "cache"))
     built = places.gazetteer.__wrapped__()

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from leadengine import KnowledgeBase
 from leadengine.cli import cli
-from leadengine.evaluation import Evaluation
-from leadengine.evaluators.message_writer import MESSAGE_PROMPT
+from leadengine.judgement.evaluation import Evaluation
+from leadengine.judgement.evaluators.message_writer import MESSAGE_PROMPT
 from leadengine.pipeline import evaluate_url
 from tests.conftest import SITES
 from tests.fakes.openai_server import FakeOpenAI, Reply

@@ -27,11 +27,11 @@ from leadengine import (
 from leadengine.cli import cli
 from leadengine.config.catalogue import BUNDLED, STATUSES, Capabilities, load
 from leadengine.config.providers import PROVIDERS
-from leadengine.evaluation import STRICT_ANSWER_SCHEMA
-from leadengine.evaluators import make_evaluator
-from leadengine.evaluators.llm import LLMEvaluator
+from leadengine.judgement.evaluation import STRICT_ANSWER_SCHEMA
+from leadengine.judgement.evaluators import make_evaluator
+from leadengine.judgement.evaluators.llm import LLMEvaluator
+from leadengine.judgement.ratelimit import RateLimiter
 from leadengine.pipeline import evaluate_url
-from leadengine.ratelimit import RateLimiter
 from tests.conftest import SITES
 from tests.fakes.anthropic_server import FakeAnthropic
 from tests.fakes.openai_server import (
@@ -384,7 +384,7 @@ def retire_after(fake: FakeOpenAI, model: str, answered: int, reply: Reply) -> N
 
 def test_a_batch_whose_model_retires_after_row_5_stores_all_20_rows(
         sites: Any, fake_llm: FakeOpenAI, kb: KnowledgeBase, tmp_path: Path) -> None:
-    from leadengine.batch import run_batch
+    from leadengine.batch import BatchOptions, run_batch
     from leadengine.store import Store
 
     fake_llm.models = ["openai/gpt-oss-120b", "openai/gpt-oss-20b"]
@@ -395,7 +395,7 @@ def test_a_batch_whose_model_retires_after_row_5_stores_all_20_rows(
                     workers=0)
     store = Store(tmp_path / "leads.db")
     summary = asyncio.run(run_batch(batch_input(sites, tmp_path, 20), settings, kb, store,
-                                    concurrency=4, per_host=8))
+                                    BatchOptions(concurrency=4, per_host=8)))
     assert (summary.done, summary.failed) == (20, 0)
     stored = list(store.evaluations())
     assert len(stored) == 20
@@ -412,7 +412,7 @@ def test_a_batch_whose_model_retires_after_row_5_stores_all_20_rows(
     assert run["notes"] == note
     # Keyed by the configured model: the same command again does nothing more.
     again = asyncio.run(run_batch(batch_input(sites, tmp_path, 20), settings, kb, store,
-                                  concurrency=4, per_host=8))
+                                  BatchOptions(concurrency=4, per_host=8)))
     assert (again.done, again.skipped_done) == (0, 20)
     result = CliRunner().invoke(cli, ["runs", "--db", str(tmp_path / "leads.db")])
     assert f"      note: {note}" in result.stdout.splitlines()
@@ -422,7 +422,7 @@ def test_a_batch_without_fallback_stops_and_resumes_with_it(
         sites: Any, fake_llm: FakeOpenAI, kb: KnowledgeBase, tmp_path: Path) -> None:
     """--no-fallback: the first 404 stops the batch (the rows not reached stay to do, none
     is stored as failed); the same batch with fallback on finishes them."""
-    from leadengine.batch import run_batch
+    from leadengine.batch import BatchOptions, run_batch
     from leadengine.store import Store
 
     fake_llm.models = ["openai/gpt-oss-120b", "openai/gpt-oss-20b"]
@@ -434,9 +434,10 @@ def test_a_batch_without_fallback_stops_and_resumes_with_it(
     urls = batch_input(sites, tmp_path, 12)
     with pytest.raises(ModelUnavailable, match="fallback is off"):
         asyncio.run(run_batch(urls, settings.with_options(fallback=False), kb, store,
-                              concurrency=1, per_host=8))
+                              BatchOptions(concurrency=1, per_host=8)))
     assert len(list(store.evaluations())) == 3 and list(store.errors()) == []
-    summary = asyncio.run(run_batch(urls, settings, kb, store, concurrency=1, per_host=8))
+    summary = asyncio.run(run_batch(urls, settings, kb, store,
+                                    BatchOptions(concurrency=1, per_host=8)))
     assert (summary.done, summary.skipped_done, summary.failed) == (9, 3, 0)
     assert len(list(store.evaluations())) == 12
 
@@ -709,7 +710,7 @@ def test_a_batch_in_shards_switches_in_each_and_says_so_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Two shard processes meet the retirement on their own: every row is stored, and the
     summary and the run record name the switch once."""
-    from leadengine.batch import run_batch
+    from leadengine.batch import BatchOptions, run_batch
     from leadengine.store import Store
 
     monkeypatch.setenv("LEADENGINE_WORKERS", "2")
@@ -720,7 +721,7 @@ def test_a_batch_in_shards_switches_in_each_and_says_so_once(
                     llm_rpm=0, workers=2)
     store = Store(tmp_path / "leads.db")
     summary = asyncio.run(run_batch(batch_input(sites, tmp_path, 40), settings, kb, store,
-                                    concurrency=4, per_host=8))
+                                    BatchOptions(concurrency=4, per_host=8)))
     assert (summary.done, summary.failed) == (40, 0)
     assert len(list(store.evaluations())) == 40
     note = ("groq model 'openai/gpt-oss-120b' is not served (HTTP 404 model_not_found): "

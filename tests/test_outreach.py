@@ -14,12 +14,12 @@ import pytest
 from leadengine import KnowledgeBase
 from leadengine.config import Settings
 from leadengine.errors import KnowledgeError
-from leadengine.evaluators.heuristic import judge
-from leadengine.facts import SiteFacts, site_facts
-from leadengine.outreach import compose
+from leadengine.facts.site_facts import SiteFacts, site_facts
+from leadengine.judgement.evaluators.heuristic import judge
+from leadengine.judgement.outreach import compose
+from leadengine.knowledge.rules import MAX_CHAT, OutreachTemplate
 from leadengine.pipeline import evaluate
-from leadengine.rules import MAX_CHAT, OutreachTemplate
-from leadengine.web.site import load_site
+from leadengine.website.load import load_site
 from tests.conftest import KNOWLEDGE, SITES, write_kb
 
 SETTINGS = Settings(knowledge_dir=KNOWLEDGE, retrieval_method="keyword", use_cache=False,
@@ -174,7 +174,7 @@ def test_the_export_carries_the_message(kb: KnowledgeBase) -> None:
 def test_no_message_quotes_the_leads_own_address_phone_or_email(leads: dict) -> None:
     """Every fixture's message: its own web address, host, phones (in any format) and
     e-mails are nowhere in the chat, the subject or the e-mail."""
-    from leadengine.outreach import own_contacts
+    from leadengine.judgement.outreach import own_contacts
 
     for name, (facts, message) in leads.items():
         text = " ".join((str(message["chat"]), message["email"]["subject"],
@@ -188,7 +188,7 @@ def test_no_message_quotes_the_leads_own_address_phone_or_email(leads: dict) -> 
 
 
 def test_chats_fit_350_and_subjects_60_with_no_placeholder_left(leads: dict) -> None:
-    from leadengine.outreach import MAX_SUBJECT, PLACEHOLDER
+    from leadengine.judgement.outreach import MAX_SUBJECT, PLACEHOLDER
 
     for name, (_, message) in leads.items():
         assert len(str(message["chat"])) <= 350 == MAX_CHAT, name

@@ -9,18 +9,18 @@ import random
 import lxml.html
 import pytest
 
-from leadengine.web import injection
-from leadengine.web.extract import (
+from leadengine.website import injection
+from leadengine.website.extract import (
     MAX_EXTRACT_ELEMENTS,
     drop_invisible,
     extract,
     parse_html,
     text_nodes,
 )
-from leadengine.web.fetch import Page
-from leadengine.web.services import catalogue
-from leadengine.web.signals import CHAT, ECOMMERCE, PAYMENT, TRACKERS, Rule, detect_signals
-from leadengine.web.site import read_page
+from leadengine.website.fetch import Page
+from leadengine.website.services import catalogue
+from leadengine.website.signals import CHAT, ECOMMERCE, PAYMENT, TRACKERS, Rule, detect_signals
+from leadengine.website.site import read_page
 
 RULES = {**TRACKERS, "ecommerce": ECOMMERCE, "chat": CHAT, "payment": PAYMENT,
          **{s.name: s.rule for s in catalogue()
@@ -150,7 +150,7 @@ def test_a_huge_page_is_cut_before_trafilatura_and_keeps_its_start() -> None:
 def test_the_phone_pattern_finds_what_it_finds_without_its_start_lookahead() -> None:
     import re
 
-    from leadengine.web.signal_rules import PHONE
+    from leadengine.website.signal_rules import PHONE
     plain = re.compile(PHONE.pattern.split(")", 1)[1])  # without "(?=[...])"
     assert PHONE.pattern.startswith("(?=[") and not plain.pattern.startswith("(?=")
     pieces = ["0", "1", "5", "+", "66", " ", "-", "(", ")", "\t", "x", "๐", "๒", "၀", "၉",
@@ -165,7 +165,7 @@ def test_the_phone_pattern_finds_what_it_finds_without_its_start_lookahead() -> 
 
 
 def test_tidy_text_is_the_two_substitutions() -> None:
-    from leadengine.web.extract import _BLANK_LINES, _SPACES, _tidy
+    from leadengine.website.extract import _BLANK_LINES, _SPACES, _tidy
     rng = random.Random(3)
     for _ in range(3000):
         text = "".join(rng.choice(["a", " ", "  ", "\t", "\u00a0", "\n", "\n\n\n", "b c"])
@@ -174,7 +174,7 @@ def test_tidy_text_is_the_two_substitutions() -> None:
 
 
 def test_brand_marks_are_what_the_brand_pattern_finds() -> None:
-    from leadengine.web.naming import _BRAND, _branded
+    from leadengine.website.naming import _BRAND, _branded
     for marks in ["", "navbar-brand", "LOGO img", "site-title", "sitename", "site name",
                   "Site-Name", "website", "header", "catalogue", "brandt", "x sItE-TiTlE"]:
         assert _branded(marks) is (_BRAND.search(marks) is not None), marks
@@ -182,7 +182,7 @@ def test_brand_marks_are_what_the_brand_pattern_finds() -> None:
 
 def test_services_are_searched_only_in_texts_holding_their_prefixes() -> None:
     """The prefix check before the search finds what searching every service finds."""
-    from leadengine.web.services import ServiceHit, _line, find_services
+    from leadengine.website.services import ServiceHit, _line, find_services
     services = catalogue()
     pieces = ["https://calendly.com/x", "https://www.agoda.com/h", "shopee.co.th/s",
               "https://line.me/R/ti/p/@x", "wa.me/66", "https://x.example/", "\n",

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from leadengine import FetchError, Settings
 from leadengine.cli import cli
-from leadengine.web.profile import PROFILE_SIGNALS, build_profile
-from leadengine.web.site import load_site
+from leadengine.website.load import load_site
+from leadengine.website.profile import PROFILE_SIGNALS, build_profile
 from tests.conftest import SITES
 from tests.fakes.site_server import SiteServer
 
@@ -152,8 +152,8 @@ def test_slow_drip_hits_the_page_deadline(sites: SiteServer) -> None:
 
 
 def test_chat_payment_and_call_to_action_signals() -> None:
-    from leadengine.web.fetch import Page
-    from leadengine.web.site import site_from_page
+    from leadengine.website.fetch import Page
+    from leadengine.website.site import site_from_page
 
     html = """<html lang="en"><head><title>Golden Land Tours | Yangon</title>
     <script src="https://embed.tawk.to/5f1a/default"></script>
@@ -178,8 +178,8 @@ def test_chat_payment_and_call_to_action_signals() -> None:
 
 
 def test_neighbouring_footer_numbers_stay_separate() -> None:
-    from leadengine.web.fetch import Page
-    from leadengine.web.site import site_from_page
+    from leadengine.website.fetch import Page
+    from leadengine.website.site import site_from_page
 
     html = ("<html><body><p>Sukhumvit clinic since 2001, open daily.</p><footer>"
             "<span>+66 2 555 0142</span><span>081 555 0142</span></footer></body></html>")
@@ -192,7 +192,7 @@ def test_neighbouring_footer_numbers_stay_separate() -> None:
 
 
 def test_phones_are_e164_in_the_sites_country_and_deduplicated() -> None:
-    from leadengine.web.phones import normalise_phones, site_region
+    from leadengine.website.phones import normalise_phones, site_region
 
     # Burmese and Thai digits are digits; one number written three ways is one number.
     numbers, written = normalise_phones(

@@ -6,8 +6,8 @@ import asyncio
 
 from leadengine import Settings
 from leadengine.config import PROVIDERS
-from leadengine.evaluators.llm import LLMEvaluator
-from leadengine.ratelimit import RateLimiter
+from leadengine.judgement.evaluators.llm import LLMEvaluator
+from leadengine.judgement.ratelimit import RateLimiter
 
 
 class FakeClock:

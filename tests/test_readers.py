@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from leadengine.batch import normalise_url
 from leadengine.batch.handout import Handout, shard_rows, split_rows
 from leadengine.batch.input import Row
+from leadengine.batch.messages import AskMore
 from leadengine.batch.shards import (
     KILLED_TWICE,
     default_workers,
@@ -27,10 +27,11 @@ from leadengine.batch.summary import Summary
 from leadengine.cli import cli
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
-from leadengine.evaluators import make_evaluator
-from leadengine.evaluators.llm import LLMEvaluator
-from leadengine.knowledge import KnowledgeBase
+from leadengine.judgement.evaluators import make_evaluator
+from leadengine.judgement.evaluators.llm import LLMEvaluator
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.store import Store
+from leadengine.website.urls import normalise_url
 from tests.conftest import REPO, SITES, write_kb
 from tests.fakes.site_server import SiteServer
 
@@ -269,9 +270,9 @@ def test_shards_forked_after_prepare_start_with_the_page_regexes_compiled(
     regexes in each shard (about 20 ms before its first LLM request): compiled before
     the fork instead, a forked shard finds them in the caches it inherits."""
     from leadengine.batch.shards import prepare
-    from leadengine.keywords import KeywordCounter
-    from leadengine.web import injection
-    from leadengine.web.injection_rules import SCRIPTS
+    from leadengine.knowledge.keywords import KeywordCounter
+    from leadengine.website import injection
+    from leadengine.website.injection_rules import SCRIPTS
 
     kb = KnowledgeBase.from_settings(Settings())
     injection._compiled.cache_clear()
@@ -367,7 +368,7 @@ def test_a_shard_asks_for_rows_until_there_are_none() -> None:
     answers.send(rows[4:])
     answers.send([])
     assert [row.index for row in shard_rows(rows[:2], events, more)] == [0, 1, 2, 3, 4]
-    assert [asks.recv() for _ in range(3)] == [("more", None)] * 3
+    assert [asks.recv() for _ in range(3)] == [AskMore()] * 3
     # A parent that is gone ends the rows.
     answers.close()
     assert [row.index for row in shard_rows(rows[:1], events, more)] == [0]

@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from leadengine.cli import cli
-from leadengine.web import services
-from leadengine.web.fetch import Page
-from leadengine.web.profile import build_profile
-from leadengine.web.signal_rules import MAX_CONTACTS
-from leadengine.web.site import site_from_page
+from leadengine.website import services
+from leadengine.website.fetch import Page
+from leadengine.website.profile import build_profile
+from leadengine.website.signal_rules import MAX_CONTACTS
+from leadengine.website.site import site_from_page
 
 
 def profile_of(html: str, url: str = "https://unknown.test/") -> tuple[dict[str, Any], float]:

@@ -25,8 +25,8 @@ import phonenumbers
 import pytest
 
 from leadengine import Settings
-from leadengine.web.profile import build_profile
-from leadengine.web.site import load_site
+from leadengine.website.load import load_site
+from leadengine.website.profile import build_profile
 from tests.fakes.site_server import SiteServer
 
 ROOT = Path(__file__).resolve().parent / "fixtures" / "realpatterns"

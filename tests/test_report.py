@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 from leadengine.cli import cli
 from leadengine.cli.examples import EXAMPLES
-from leadengine.output.report import band_name, markdown_report, render_report, text_report
+from leadengine.judgement.bands import band_name
+from leadengine.output.report import markdown_report, render_report, text_report
 from tests.conftest import REPO, SITES
 
 REPORTS = REPO / "tests" / "fixtures" / "reports"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from leadengine import ConfigError, KnowledgeBase, KnowledgeError, Settings
 from leadengine.cli import cli
 from leadengine.config import PROVIDERS
-from leadengine.redact import MASK, one_line, redact, safe_message
+from leadengine.config.redact import MASK, one_line, redact, safe_message
 from tests.conftest import SITES, write_kb
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -164,7 +164,7 @@ def test_a_knowledge_base_past_the_semantic_cap_stays_bounded(tmp_path: Path) ->
 def test_front_matter_parser_never_raises_outside_the_error_tree(raw: bytes) -> None:
     """Any bytes as a knowledge file give a document or a KnowledgeError naming the file,
     never a YAML, pydantic or Unicode exception."""
-    from leadengine.knowledge import parse_document
+    from leadengine.knowledge.base import parse_document
 
     try:
         document = parse_document("f.md", raw)

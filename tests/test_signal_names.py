@@ -12,10 +12,10 @@ import pytest
 
 from leadengine import KnowledgeBase, Settings
 from leadengine.errors import KnowledgeError
+from leadengine.knowledge.signal_names import DETECTED, NAMES, SIGNALS, markdown_table
 from leadengine.output.export import flatten
 from leadengine.output.report import KEY_SIGNALS
-from leadengine.signal_names import DETECTED, NAMES, SIGNALS, markdown_table
-from leadengine.web.site import load_site
+from leadengine.website.load import load_site
 from tests.conftest import REPO, SITES, write_kb
 
 FIXTURE_PAGES = sorted(SITES.glob("*/index.html"))
@@ -36,7 +36,7 @@ def test_there_are_fixture_sites_to_detect_on() -> None:
 def test_every_flag_detection_sets_is_registered(detected_flags: dict[str, set[str]]) -> None:
     unregistered = {site: sorted(flags - NAMES) for site, flags in detected_flags.items()
                     if flags - NAMES}
-    assert unregistered == {}, "add these to leadengine/signal_names.py"
+    assert unregistered == {}, "add these to leadengine/knowledge/signal_names.py"
 
 
 def test_every_registered_name_is_detected_or_derived(detected_flags: dict[str, set[str]]
@@ -62,7 +62,7 @@ def test_registry_entries_are_unique_and_complete() -> None:
 def test_the_docs_table_is_the_registry() -> None:
     docs = (REPO / "docs" / "knowledge-base.md").read_text(encoding="utf-8")
     assert markdown_table() in docs, ("regenerate the table in docs/knowledge-base.md with "
-                                      "`python -m leadengine.signal_names`")
+                                      "`python -m leadengine.knowledge.signal_names`")
 
 
 def test_export_columns_are_unchanged() -> None:
@@ -184,7 +184,7 @@ def test_a_misspelt_category_names_the_closest_one(tmp_path: Path) -> None:
 
 
 def test_category_conditions_hold_for_the_sites_category() -> None:
-    from leadengine.facts import holds
+    from leadengine.facts.site_facts import holds
     values = {"category:construction": True, "analytics": False}
     assert holds("category:construction", values)
     assert holds("category:logistics|construction", values)

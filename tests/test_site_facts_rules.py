@@ -11,18 +11,18 @@ import lxml.html
 import pytest
 
 from leadengine import ConfigError
-from leadengine.web.channels import channel_flags, is_profile_link
-from leadengine.web.fetch import Page
-from leadengine.web.forms import classify_form
-from leadengine.web.language import detect_language
-from leadengine.web.phones import is_placeholder, split_range
-from leadengine.web.services import catalogue, find_services, load_catalogue
-from leadengine.web.signal_rules import email_kind
-from leadengine.web.site import site_from_page
+from leadengine.website.channels import channel_flags, is_profile_link
+from leadengine.website.fetch import Page
+from leadengine.website.forms import classify_form
+from leadengine.website.language import detect_language
+from leadengine.website.phones import is_placeholder, split_range
+from leadengine.website.services import catalogue, find_services, load_catalogue
+from leadengine.website.signal_rules import email_kind
+from leadengine.website.site import site_from_page
 
 
 def site_of(body: str, url: str = "https://shop.test/") -> dict[str, object]:
-    from leadengine.web.profile import build_profile
+    from leadengine.website.profile import build_profile
 
     html = f"<html><head><title>Test</title></head><body>{body}</body></html>"
     page = Page(url=url, final_url=url, status=200, content_type="text/html", html=html,
@@ -358,7 +358,7 @@ def test_the_bank_named_between_an_account_label_and_its_number_keeps_it_an_acco
 
 
 def test_a_number_not_possible_in_the_country_read_is_tried_in_the_markets() -> None:
-    from leadengine.web.phones import normalise_phones
+    from leadengine.website.phones import normalise_phones
 
     # A Thai mobile on a site whose address abroad made the country Singapore.
     assert normalise_phones(["081-555-0198"], "SG")[0] == ["+66815550198"]

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from leadengine import KnowledgeBase
-from leadengine.facts import site_facts
-from leadengine.location_facts import Location
-from leadengine.web.location import SiteLocation, gazetteer
-from leadengine.web.location.places import Text
-from leadengine.web.site import load_site
+from leadengine.facts.location import Location
+from leadengine.facts.site_facts import site_facts
+from leadengine.website.load import load_site
+from leadengine.website.location import SiteLocation, gazetteer
+from leadengine.website.location.places import Text
 
 
 def page(body: str, lang: str = "en", title: str = "Welcome") -> str:

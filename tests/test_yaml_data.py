@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from leadengine.yaml_data import SAFE_LOADER, safe_load
+from leadengine.knowledge.yaml_data import SAFE_LOADER, safe_load
 from tests.conftest import REPO
 
 DATA = sorted((REPO / "src" / "leadengine" / "data").glob("*.yaml"))

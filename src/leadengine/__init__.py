@@ -57,19 +57,19 @@ _EXPORTS: dict[str, str] = {
     "ModelUnavailable": "leadengine.errors",
     "QuotaExhausted": "leadengine.errors",
     "StoreError": "leadengine.errors",
-    "Evaluation": "leadengine.evaluation",
-    "Judgement": "leadengine.evaluation",
-    "Evaluator": "leadengine.evaluators",
-    "make_evaluator": "leadengine.evaluators",
-    "Document": "leadengine.knowledge",
-    "KnowledgeBase": "leadengine.knowledge",
-    "Section": "leadengine.knowledge",
+    "Evaluation": "leadengine.judgement.evaluation",
+    "Judgement": "leadengine.judgement.evaluation",
+    "Evaluator": "leadengine.judgement.evaluators",
+    "make_evaluator": "leadengine.judgement.evaluators",
+    "Document": "leadengine.knowledge.base",
+    "KnowledgeBase": "leadengine.retrieval.knowledge_base",
+    "Section": "leadengine.knowledge.base",
     "evaluate": "leadengine.pipeline",
     "evaluate_url": "leadengine.pipeline",
-    "SYSTEM_PROMPT": "leadengine.prompt",
-    "build_messages": "leadengine.prompt",
-    "build_user_content": "leadengine.prompt",
-    "RAGSystem": "leadengine.rag",
+    "SYSTEM_PROMPT": "leadengine.judgement.prompt",
+    "build_messages": "leadengine.judgement.prompt",
+    "build_user_content": "leadengine.judgement.prompt",
+    "RAGSystem": "leadengine.retrieval.rag",
     "Hit": "leadengine.retrieval",
 }
 
@@ -114,13 +114,14 @@ if TYPE_CHECKING:
         QuotaExhausted,
         StoreError,
     )
-    from leadengine.evaluation import Evaluation, Judgement
-    from leadengine.evaluators import Evaluator, make_evaluator
-    from leadengine.knowledge import Document, KnowledgeBase, Section
+    from leadengine.judgement.evaluation import Evaluation, Judgement
+    from leadengine.judgement.evaluators import Evaluator, make_evaluator
+    from leadengine.judgement.prompt import SYSTEM_PROMPT, build_messages, build_user_content
+    from leadengine.knowledge.base import Document, Section
     from leadengine.pipeline import evaluate, evaluate_url
-    from leadengine.prompt import SYSTEM_PROMPT, build_messages, build_user_content
-    from leadengine.rag import RAGSystem
     from leadengine.retrieval import Hit
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
+    from leadengine.retrieval.rag import RAGSystem
 
 
 def __getattr__(name: str) -> Any:

@@ -1,7 +1,7 @@
 """One URL through every stage, one way:
 fetch -> read -> facts -> retrieve -> judge -> assemble.
 
-The facts are computed once (:func:`leadengine.facts.site_facts`), every evaluator
+The facts are computed once (:func:`leadengine.facts.site_facts.site_facts`), every evaluator
 judges the same facts, and the evaluation is assembled here from the facts and the
 evaluator's verdict (:func:`assemble_evaluation`).
 """
@@ -12,20 +12,23 @@ import asyncio
 import copy
 from collections.abc import Sequence
 
-from leadengine.confidence import judge_confidence
 from leadengine.config import Settings
-from leadengine.evaluation import Evaluation, Source, Verdict
-from leadengine.evaluators import Evaluator, make_evaluator
-from leadengine.facts import SiteFacts, site_facts
-from leadengine.grounding import Grounding, ground
-from leadengine.knowledge import KnowledgeBase
-from leadengine.outreach import OutreachMessage, Rep, compose
+from leadengine.errors import LeadEngineError
+from leadengine.facts.confidence import judge_confidence
+from leadengine.facts.scoring import first_angle
+from leadengine.facts.site_facts import SiteFacts, site_facts
+from leadengine.judgement.evaluation import Evaluation, Source, Verdict
+from leadengine.judgement.evaluators import Evaluator, make_evaluator
+from leadengine.judgement.grounding import Grounding, ground
+from leadengine.judgement.judge_eval import CONCURRENCY, Label
+from leadengine.judgement.outreach import OutreachMessage, Rep, compose
+from leadengine.knowledge.rules import Rules
 from leadengine.retrieval import Hit
-from leadengine.rules import Rules
-from leadengine.scoring import first_angle
-from leadengine.web.category import PHRASES
-from leadengine.web.site import Site, load_site
-from leadengine.web.urls import lead_target
+from leadengine.retrieval.knowledge_base import KnowledgeBase
+from leadengine.website.category import PHRASES
+from leadengine.website.load import load_site
+from leadengine.website.site import Site
+from leadengine.website.urls import lead_target
 
 #: The business type of a site whose industry neither the facts nor the evaluator name.
 UNIDENTIFIED_TYPE = "Business (industry not identified)"
@@ -86,8 +89,8 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
                                 settings.rep_gender))
     if message is not None and settings.outreach_writer == "llm" \
             and evaluator.writes_messages:
-        from leadengine.evaluators.llm import LLMEvaluator
-        from leadengine.evaluators.message_writer import write_message
+        from leadengine.judgement.evaluators.llm import LLMEvaluator
+        from leadengine.judgement.evaluators.message_writer import write_message
 
         assert isinstance(evaluator, LLMEvaluator)
         written = await write_message(evaluator, facts, message, verdict.primary_service)
@@ -178,3 +181,22 @@ def evaluate(target: str, settings: Settings | None = None,
              kb: KnowledgeBase | None = None) -> Evaluation:
     """Synchronous :func:`evaluate_url`, for scripts and notebooks."""
     return asyncio.run(evaluate_url(target, settings, kb))
+
+
+async def evaluate_labels(labels: Sequence[Label], settings: Settings
+                          ) -> list[Evaluation | str]:
+    """Evaluate every labelled site with the settings' evaluator (a site that cannot be
+    read gives its error message instead)."""
+    kb = load_knowledge(settings)
+    evaluator = make_evaluator(settings, kb)
+    gate = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(label: Label) -> Evaluation | str:
+        async with gate:
+            try:
+                site = await load_site(label.site, settings)
+                return await evaluate_site(site, kb, settings, evaluator)
+            except LeadEngineError as exc:
+                return str(exc)
+
+    return list(await asyncio.gather(*(one(label) for label in labels)))

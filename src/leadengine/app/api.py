@@ -4,22 +4,19 @@ leads as a CSV or XLSX download)."""
 
 from __future__ import annotations
 
-import io
-import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field
 
-from leadengine.app.pages import board_query
-from leadengine.app.server import check_api_csrf, user, workspace
+from leadengine.app.leads import EXPORTS, MAX_SELECTION, IdList, board_query, export_file
+from leadengine.app.shared import check_api_csrf, user, workspace
 from leadengine.store.workspace import (
     MAX_NOTE,
     STATUSES,
     BoardQuery,
     board,
-    export_records,
     is_id,
     lead,
     update,
@@ -45,15 +42,6 @@ def api_leads(request: Request, query: Annotated[BoardQuery, Depends(board_query
     return {"total": total, "page": query.page, "per_page": query.per_page, "rows": rows}
 
 
-#: Export formats of ``/api/export``: media type.
-EXPORTS = {"csv": "text/csv",
-           "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
-#: An export's ``ids`` parameter: evaluation ids, comma-separated.
-IdList = Annotated[str, StringConstraints(pattern=r"^[0-9][0-9,]*$")]
-#: The most ids one export selection may name.
-MAX_SELECTION = 10_000
-
-
 @router.get("/export", response_class=Response, responses={200: {
     "description": "The leads as a file (Content-Disposition: attachment)",
     "content": {media: {"schema": {"type": "string", "format": "binary"}}
@@ -66,28 +54,6 @@ def api_export(request: Request, query: Annotated[BoardQuery, Depends(board_quer
     the columns of ``leadengine export``: CSV (UTF-8 with a byte-order mark, as a file
     written by the CLI) or XLSX (its "Failures" sheet left empty: a board lists leads)."""
     return export_file(request, query, fmt, _selection(ids))
-
-
-def export_file(request: Request, query: BoardQuery, fmt: str, selection: list[int] | None
-                ) -> Response:
-    """The board's matching leads (only ``selection`` if given) as a CSV or XLSX
-    download (the API's GET and the board's form post both answer with it)."""
-    from leadengine.output.export import write_csv, write_xlsx
-
-    records = export_records(workspace(request).store.engine, query, selection)
-    if fmt == "csv":
-        text = io.StringIO()
-        text.write("\ufeff")
-        write_csv(records, text)
-        body = text.getvalue().encode("utf-8")
-    else:
-        binary = io.BytesIO()
-        write_xlsx(records, binary, [])
-        body = binary.getvalue()
-    name = f"leads-{time.strftime('%Y%m%d-%H%M%S')}.{fmt}"
-    media = EXPORTS[fmt] + ("; charset=utf-8" if fmt == "csv" else "")
-    return Response(body, media_type=media,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 def _selection(ids: list[str] | None) -> list[int] | None:

@@ -21,9 +21,10 @@ from leadengine.app.batch_routes import (
     start,
 )
 from leadengine.app.jobs import MAX_ROWS, MAX_UPLOAD, read_upload, rows_of_urls
-from leadengine.app.server import form_refusal, render, workspace
+from leadengine.app.leads import row_id
+from leadengine.app.shared import form_refusal, render, workspace
+from leadengine.config.redact import safe_message
 from leadengine.errors import ConfigError
-from leadengine.redact import safe_message
 
 router = APIRouter()
 
@@ -117,7 +118,6 @@ async def batch_reevaluate(request: Request) -> Response:
     refused = form_refusal(request, str(form.get("csrf") or ""))
     if refused is not None:
         return refused
-    from leadengine.app.pages import row_id
     from leadengine.store.workspace import lead
 
     ids = [i for v in form.getlist("ids") if isinstance(v, str) and (i := row_id(v))]

@@ -32,12 +32,12 @@ from leadengine.app.jobs import (
     rows_of_urls,
     web_url,
 )
-from leadengine.app.server import check_api_csrf, session, user, workspace
+from leadengine.app.shared import check_api_csrf, session, user, workspace
 from leadengine.batch.input import Row
 from leadengine.config import Settings
 from leadengine.config.providers import PROVIDERS
+from leadengine.config.redact import safe_message
 from leadengine.errors import ConfigError, LeadEngineError
-from leadengine.redact import safe_message
 
 router = APIRouter()
 #: Seconds between looks at a job for its event stream, and between keep-alives.

@@ -28,8 +28,8 @@ from urllib.parse import urlsplit
 from leadengine.batch.input import Row, read_rows
 from leadengine.batch.summary import Summary
 from leadengine.config import Settings
+from leadengine.config.redact import safe_message
 from leadengine.errors import ConfigError, LeadEngineError
-from leadengine.redact import safe_message
 
 #: Rows one batch may have (a larger list is refused when it is submitted).
 MAX_ROWS = 10_000
@@ -196,7 +196,7 @@ class Jobs:
         """Queue a batch; its evaluator is made first, so a missing API key is refused
         now (ConfigError), not when the batch starts."""
         settings.resolve_provider()
-        from leadengine.evaluators import make_evaluator
+        from leadengine.judgement.evaluators import make_evaluator
         from leadengine.pipeline import load_knowledge
 
         make_evaluator(settings, load_knowledge(settings))
@@ -263,7 +263,7 @@ class Jobs:
             self._finish(job, "done")
 
     async def _batch(self, job: Job) -> None:
-        from leadengine.batch import run_batch
+        from leadengine.batch import BatchOptions, run_batch
         from leadengine.pipeline import load_knowledge
         from leadengine.store import Store
 
@@ -286,9 +286,9 @@ class Jobs:
         try:
             kb = load_knowledge(job.settings)  # read now: the team may have edited it
             summary = await run_batch(job.name, job.settings, kb, store,
-                                      retry_failed=job.retry_failed,
-                                      concurrency=CONCURRENCY, rows=job.rows,
-                                      on_progress=progress)
+                                      BatchOptions(retry_failed=job.retry_failed,
+                                                   concurrency=CONCURRENCY, on_progress=progress),
+                                                   rows=job.rows)
             progress(summary)
         finally:
             job.cancel = None

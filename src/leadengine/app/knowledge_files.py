@@ -10,7 +10,7 @@ knowledge file is, or may be, there.
 
 A save is checked the way the engine loads the knowledge: the knowledge files are copied
 into a temporary directory, the new text replaces (or joins) them there, and
-:meth:`KnowledgeBase.from_dir` loads the copy. Its error, with the temporary directory
+:meth:`Knowledge.from_dir` loads the copy. Its error, with the temporary directory
 taken out, is the message the author sees, and the real file is not touched. Only then
 is the text written, atomically (a temporary sibling, then ``os.replace``). The
 knowledge version is a hash of every file's path and bytes, and every cache keyed on it
@@ -30,7 +30,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from leadengine.errors import KnowledgeError
-from leadengine.knowledge import KnowledgeBase, default_knowledge_dir
+from leadengine.knowledge.base import Knowledge, default_knowledge_dir
 
 #: Largest file text accepted, in UTF-8 bytes. The request body limit
 #: (``server.MAX_BODY``, 64 KiB) is reached first by a form or JSON body holding more,
@@ -84,7 +84,7 @@ def knowledge_root(configured: Path | None) -> Path:
 
 def loader_files(root: Path) -> list[str]:
     """The relative paths the loader reads under ``root``: every ``.md`` file, hidden
-    segments skipped, sorted (the selection of :meth:`KnowledgeBase.from_dir`)."""
+    segments skipped, sorted (the selection of :meth:`Knowledge.from_dir`)."""
     found = (p.relative_to(root) for p in root.rglob("*.md") if p.is_file())
     return sorted(p.as_posix() for p in found if not any(s.startswith(".") for s in p.parts))
 
@@ -175,7 +175,7 @@ def check(root: Path, rel: str, data: bytes) -> str:
             _put(copy / name, (root / name).read_bytes())
         _put(copy / rel, data)
         try:
-            return KnowledgeBase.from_dir(copy).version
+            return Knowledge.from_dir(copy).version
         except KnowledgeError as exc:
             message = str(exc).replace(str(copy) + os.sep, "")
             raise Refused(422, message.replace(str(copy), "the knowledge directory")

@@ -31,9 +31,9 @@ from leadengine.app.knowledge_files import (
     render_markdown,
     save,
 )
-from leadengine.app.server import check_api_csrf, form_refusal, render, workspace
+from leadengine.app.shared import check_api_csrf, form_refusal, render, workspace
 from leadengine.errors import KnowledgeError
-from leadengine.knowledge import Document, KnowledgeBase, parse_document
+from leadengine.knowledge.base import Document, Knowledge, parse_document
 
 router = APIRouter()
 
@@ -74,7 +74,7 @@ def version(root: Path) -> tuple[str | None, str | None]:
     """The knowledge version and None, or None and why the knowledge base does not load
     (file names relative to the knowledge directory)."""
     try:
-        return KnowledgeBase.from_dir(root).version, None
+        return Knowledge.from_dir(root).version, None
     except KnowledgeError as exc:
         return None, str(exc).replace(str(root) + os.sep, "")
 

@@ -1,6 +1,6 @@
 """Per-caller request limits for the routes that cost money or CPU (evaluate, batches):
 a token bucket per caller (the API token, or a browser session), refilled continuously
-(the LLM limits' :class:`~leadengine.ratelimit.Bucket`). A request over the limit gets
+(the LLM limits' :class:`~leadengine.judgement.ratelimit.Bucket`). A request over the limit gets
 429 with the seconds to wait."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from leadengine.ratelimit import Bucket
+from leadengine.judgement.ratelimit import Bucket
 
 #: Requests per minute per caller, by kind.
 LIMITS = {"evaluate": 30, "batch": 10}

@@ -11,7 +11,8 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from leadengine.app.auth import COOKIE, safe_next
-from leadengine.app.server import (
+from leadengine.app.leads import MAX_SELECTION, board_query, export_file, row_id
+from leadengine.app.shared import (
     form_refusal,
     render,
     session,
@@ -23,54 +24,15 @@ from leadengine.output import report
 from leadengine.store.workspace import (
     BANDS,
     FACETS,
-    SORTS,
     STATUSES,
     BoardQuery,
     board,
     facets,
-    is_id,
     lead,
     update,
 )
 
 router = APIRouter()
-
-
-def number(text: str) -> int | None:
-    """``text`` as a positive whole number written in ASCII digits (``"¹"`` is a digit
-    to ``str.isdigit`` but not a number to ``int``), else None."""
-    return int(text) if text.isascii() and text.isdigit() and int(text) > 0 else None
-
-
-def row_id(text: str) -> int | None:
-    """``text`` as a row id (:func:`store_workspace.is_id`), else None."""
-    found = number(text)
-    return found if found is not None and is_id(found) else None
-
-
-#: The highest page number read (50 rows a page: far past any store).
-MAX_PAGE = 1_000_000
-
-
-def board_query(sort: str = "-fit_score", band: str = "", status: str = "", run: str = "",
-                q: str = "", page: str = "1", category: str = "", city: str = "",
-                angle: str = "", owner: str = "") -> BoardQuery:
-    """A board query from request parameters (also a FastAPI dependency), forgiving: a
-    value it cannot use is ignored (no 422 page for a hand-edited URL)."""
-    return BoardQuery(
-        sort=sort if sort.lstrip("-") in SORTS else "-fit_score",
-        band=band if band in BANDS else None,
-        status=status if status in STATUSES else None,
-        run_id=row_id(run),
-        # A page past the last is an empty page; one past any database's integers too.
-        q=q[:200], page=min(number(page) or 1, MAX_PAGE),
-        category=_facet(category), city=_facet(city), angle=_facet(angle),
-        owner=_facet(owner))
-
-
-def _facet(value: str) -> str | None:
-    """A facet filter's value (see :data:`FACETS`), None for none."""
-    return value.strip()[:200] or None
 
 
 def board_params(query: BoardQuery) -> dict[str, str]:
@@ -130,8 +92,6 @@ async def export_post(request: Request) -> Response:
     """The board's selection form: the ticked leads (none ticked: every lead the
     board's filters match) as CSV or XLSX. A form post, so its CSRF token never ends up
     in a URL."""
-    from leadengine.app.api import MAX_SELECTION, export_file
-
     form = await request.form(max_fields=MAX_SELECTION + 50)
     refused = form_refusal(request, str(form.get("csrf") or ""))
     if refused is not None:

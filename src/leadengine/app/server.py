@@ -1,4 +1,5 @@
-"""The workspace's FastAPI application: :func:`create_app` over one results store.
+"""The workspace's FastAPI application: :func:`create_app` over one results store, with
+its routers (what the routes share: :mod:`leadengine.app.shared`).
 
 Security on every response: a Content-Security-Policy without inline scripts or
 styles (the JavaScript is ``static/app.js``), no framing, no sniffing, no referrer;
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -20,13 +20,20 @@ import jinja2
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel
 
-from leadengine.app.auth import COOKIE, TEAM, Session, Sessions
+from leadengine.app import (
+    api,
+    batch_pages,
+    batch_routes,
+    knowledge_routes,
+    pages,
+    settings_page,
+)
+from leadengine.app.auth import COOKIE, TEAM, Sessions
 from leadengine.app.jobs import MAX_UPLOAD, Jobs
-from leadengine.app.limits import RequestLimits
+from leadengine.app.shared import Problem, Workspace, set_session_cookie, workspace
 from leadengine.store import Store
 
 if TYPE_CHECKING:
@@ -47,13 +54,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-class Problem(BaseModel):
-    """Why a request was refused (every error the API returns but a malformed request's
-    422, which lists its fields)."""
-
-    detail: str
-
-
 #: The refusals any API route may answer with, documented in /openapi.json.
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem, "description": text} for code, text in (
@@ -72,76 +72,10 @@ PUBLIC_PREFIXES = ("/static/",)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
-@dataclass
-class Workspace:
-    """What the routes share (``request.app.state.workspace``)."""
-
-    store: Store
-    sessions: Sessions
-    templates: jinja2.Environment
-    settings: Settings | None
-    allow_private: bool
-    jobs: Jobs = field(default_factory=lambda: Jobs(""))
-    limits: RequestLimits = field(default_factory=RequestLimits)
-
-
-def workspace(request: Request) -> Workspace:
-    found: Workspace = request.app.state.workspace
-    return found
-
-
-def user(request: Request) -> str:
-    """Who the request is from, as recorded in a lead's history."""
-    return str(getattr(request.state, "user", TEAM))
-
-
-def session(request: Request) -> Session | None:
-    found: Session | None = getattr(request.state, "session", None)
-    return found
-
-
-def check_api_csrf(request: Request) -> None:
-    """A cookie-authenticated API call that changes something carries X-CSRF-Token
-    (the API token needs none): HTTPException 403 otherwise."""
-    from fastapi import HTTPException
-
-    if not request.state.bearer and not workspace(request).sessions.check_csrf(
-            session(request), request.headers.get("x-csrf-token")):
-        raise HTTPException(403, "a cookie session needs the X-CSRF-Token header")
-
-
-def form_refusal(request: Request, csrf: str) -> HTMLResponse | None:
-    """The 403 page for a form post without its session's CSRF token, else None."""
-    if workspace(request).sessions.check_csrf(session(request), csrf):
-        return None
-    return render(request, "missing.html", status_code=403,
-                  what="a valid form (reload the page and try again)")
-
-
-def render(request: Request, name: str, status_code: int = 200, **context: Any
-           ) -> HTMLResponse:
-    """A page from ``templates/`` (autoescaped), with the user and CSRF token."""
-    space = workspace(request)
-    current = session(request)
-    csrf = space.sessions.csrf(current) if current is not None else ""
-    page = space.templates.get_template(name).render(
-        user=user(request), csrf=csrf, auth=space.sessions.required, **context)
-    return HTMLResponse(page, status_code=status_code)
-
-
 def create_app(settings: Settings | None, db: str | Path | Store, token: str | None,
                allow_private: bool = False) -> FastAPI:
     """The workspace over the store at ``db`` (a path, URL or open :class:`Store`).
     ``token`` None turns authentication off (the CLI allows it on loopback only)."""
-    from leadengine.app import (
-        api,
-        batch_pages,
-        batch_routes,
-        knowledge_routes,
-        pages,
-        settings_page,
-    )
-
     store = db if isinstance(db, Store) else Store(db, create=False, read_only=False)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                                    autoescape=True)
@@ -232,9 +166,3 @@ def _authenticate(request: Request) -> Response | None:
                             headers={"WWW-Authenticate": "Bearer"})
     target = path + (f"?{request.url.query}" if request.url.query else "")
     return RedirectResponse("/login?next=" + quote(target, safe=""), 303)
-
-
-def set_session_cookie(request: Request, response: Response, cookie: str) -> None:
-    response.set_cookie(COOKIE, cookie, max_age=workspace(request).sessions.max_age,
-                        httponly=True, samesite="strict", path="/",
-                        secure=request.url.scheme == "https")

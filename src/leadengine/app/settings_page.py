@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from leadengine.app.batch_routes import base_settings, providers
-from leadengine.app.server import render, workspace
+from leadengine.app.shared import render, workspace
 from leadengine.errors import LeadEngineError
 
 router = APIRouter()

@@ -2,7 +2,8 @@
 row through the pipeline and stores each result as it completes, resumable after any
 stop.
 
-* :mod:`~leadengine.batch.run`: :func:`run_batch` and :class:`BatchRun`, the run;
+* :mod:`~leadengine.batch.local`: :func:`run_batch`, a batch on this machine;
+* :mod:`~leadengine.batch.run`: :class:`BatchRun` and :class:`BatchOptions`, the run;
 * :mod:`~leadengine.batch.input` and :mod:`~leadengine.batch.lines`: the input's rows,
   whatever its encoding, delimiter or damage;
 * :mod:`~leadengine.batch.summary`: what a run did, in one line;
@@ -15,18 +16,12 @@ The names below are what callers outside the package use.
 """
 
 from leadengine.batch.input import STDIN, Row, input_is_seekable, read_rows, sniff_delimiter
-from leadengine.batch.run import (
-    CLAIM_CHUNK,
-    BatchOptions,
-    BatchRun,
-    progress_log,
-    run_batch,
-)
+from leadengine.batch.local import run_batch
+from leadengine.batch.run import CLAIM_CHUNK, BatchOptions, BatchRun, progress_log
 from leadengine.batch.summary import Summary, failure_reason
-from leadengine.web.urls import normalise_url
 
 __all__ = [
     "CLAIM_CHUNK", "STDIN", "BatchOptions", "BatchRun", "Row", "Summary", "failure_reason",
-    "input_is_seekable", "normalise_url", "progress_log", "read_rows", "run_batch",
+    "input_is_seekable", "progress_log", "read_rows", "run_batch",
     "sniff_delimiter",
 ]

@@ -12,12 +12,13 @@ from collections.abc import Iterator, Sequence
 from multiprocessing.connection import Connection
 
 from leadengine.batch.input import Row
+from leadengine.batch.messages import AskMore
 from leadengine.errors import LeadEngineError
 
 
 def shard_key(row: Row) -> str:
     """What a row is sharded by: its normalised URL (duplicates meet), else its index."""
-    from leadengine.web.urls import normalise_url
+    from leadengine.website.urls import normalise_url
 
     if row.error is None:
         with contextlib.suppress(LeadEngineError):
@@ -70,7 +71,7 @@ def shard_rows(first: list[Row], events: Connection, more: Connection) -> Iterat
     yield from first
     while True:
         try:
-            events.send(("more", None))
+            events.send(AskMore())
             rows = more.recv()
         except (EOFError, OSError):  # the parent is gone: nothing more to do
             return

@@ -13,22 +13,22 @@ import contextlib
 import importlib
 from typing import TYPE_CHECKING
 
-from leadengine.keywords import KeywordCounter
-from leadengine.web.category import load_taxonomy
-from leadengine.web.guard import default_ssl_context
-from leadengine.web.injection import compile_rules
-from leadengine.web.location import gazetteer
-from leadengine.web.services import catalogue
+from leadengine.knowledge.keywords import KeywordCounter
+from leadengine.website.category import load_taxonomy
+from leadengine.website.guard import default_ssl_context
+from leadengine.website.injection import compile_rules
+from leadengine.website.location import gazetteer
+from leadengine.website.services import catalogue
 
 if TYPE_CHECKING:
-    from leadengine.knowledge import KnowledgeBase
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
 
 #: The pipeline, and the modules a shard would import on first use: of the pipeline (the
 #: outreach angle's fallback, the crawl's link picking, the page readers) and of the
 #: libraries below it (httpx's asynchronous network backend, on its first request). A
 #: library's may be missing from another version of it.
-MODULES = ("leadengine.batch", "leadengine.evaluators.heuristic", "leadengine.web.crawl",
-           "leadengine.web.readers", "anyio._backends._asyncio")
+MODULES = ("leadengine.batch", "leadengine.judgement.evaluators.heuristic",
+           "leadengine.website.crawl", "leadengine.website.readers", "anyio._backends._asyncio")
 
 for _name in MODULES:
     with contextlib.suppress(ImportError):

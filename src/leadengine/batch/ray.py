@@ -16,7 +16,7 @@ id, host and heartbeat. So:
 * ``--retry-failed``, duplicates and ``export`` read and write the same tables as ever.
 
 LLM rate limits hold for the whole cluster: one Ray actor holds the token buckets
-(:class:`leadengine.ratelimit.RateLimiter`) and every shard's evaluator waits on it.
+(:class:`leadengine.judgement.ratelimit.RateLimiter`) and every shard's evaluator waits on it.
 
 Ray is an optional extra (``pip install 'leadengine[ray]'``), imported only here and
 only when a batch asks for it, so ``leadengine --help`` never loads it.
@@ -35,16 +35,17 @@ from urllib.parse import urlsplit
 
 from leadengine.batch.handout import split_rows
 from leadengine.batch.input import Row, input_name, read_rows
-from leadengine.batch.run import run_batch
+from leadengine.batch.local import run_batch
+from leadengine.batch.run import BatchOptions
 from leadengine.batch.shards import merge, share_host_limits
 from leadengine.batch.summary import Summary
 from leadengine.config import Settings
 from leadengine.errors import BATCH_STOPS, ConfigError, LeadEngineError
-from leadengine.knowledge import KnowledgeBase
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.store import Store
 
 if TYPE_CHECKING:
-    from leadengine.evaluators import Evaluator
+    from leadengine.judgement.evaluators import Evaluator
 
 #: Seconds to wait for a cluster's address to answer before saying it cannot be reached
 #: (Ray itself retries for about a minute).
@@ -129,7 +130,7 @@ def merge_runs(summaries: Sequence[Summary], started: float) -> Summary:
 
 class ClusterLimiter:
     """The evaluator's rate limiter, kept by one actor for the whole cluster (the same
-    calls as :class:`~leadengine.ratelimit.RateLimiter`)."""
+    calls as :class:`~leadengine.judgement.ratelimit.RateLimiter`)."""
 
     def __init__(self, actor: Any) -> None:
         self.actor = actor
@@ -147,7 +148,7 @@ class LimitsHolder:
 
     def __init__(self, rpm: int | None, tpm: int | None, rpd: int | None, name: str,
                  tpd: int | None = None) -> None:
-        from leadengine.ratelimit import RateLimiter
+        from leadengine.judgement.ratelimit import RateLimiter
 
         self.limiter = RateLimiter(rpm, tpm, rpd=rpd, name=name, tpd=tpd)
 
@@ -168,11 +169,10 @@ def limits_of(evaluator: Evaluator
 
 
 def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: list[Row],
-              retry_failed: bool, concurrency: int, per_host: int, max_age: float | None,
-              limits: Any) -> Summary:
+              options: BatchOptions, limits: Any) -> Summary:
     """One shard, inside a Ray task: the local engine on ``rows`` (pages read in this
     process: Ray gives each shard its own CPU)."""
-    from leadengine.evaluators import make_evaluator
+    from leadengine.judgement.evaluators import make_evaluator
 
     settings = dataclasses.replace(settings, workers=0)
     evaluator = make_evaluator(settings, kb)
@@ -180,23 +180,22 @@ def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: l
         evaluator.use_limiter(ClusterLimiter(limits))
     store = Store(db)
     try:
-        return asyncio.run(run_batch(name, settings, kb, store, retry_failed=retry_failed,
-                                     concurrency=concurrency, per_host=per_host,
-                                     max_age=max_age, rows=rows, evaluator=evaluator))
+        return asyncio.run(run_batch(name, settings, kb, store, options, rows=rows,
+                                     evaluator=evaluator))
     finally:
         store.engine.dispose()
 
 
 def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBase,
-                     store: Store, options: RayOptions, retry_failed: bool = False,
-                     concurrency: int = 16, per_host: int = 2, max_age: float | None = None,
-                     encoding: str | None = None) -> Summary:
+                     store: Store, cluster: RayOptions, options: BatchOptions | None = None,
+                     *, encoding: str | None = None) -> Summary:
     """Evaluate every row of ``input_path`` on a Ray cluster, storing results in
-    ``store`` (PostgreSQL) as they complete. ConfigError before any work if Ray is not
+    ``store`` (PostgreSQL) as they complete (how: ``options``, shared out over the
+    shards). ConfigError before any work if Ray is not
     installed, the store is not PostgreSQL or the cluster cannot be reached."""
     import time
 
-    from leadengine.evaluators import make_evaluator
+    from leadengine.judgement.evaluators import make_evaluator
 
     check_database(store)
     ray = import_ray()
@@ -205,21 +204,25 @@ def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBa
     evaluator = make_evaluator(settings, kb)
     rows = list(read_rows(input_path, encoding))
     started = time.monotonic()
-    connect(ray, options.address)
+    options = options or BatchOptions()
+    connect(ray, cluster.address)
     cpus = int(ray.cluster_resources().get("CPU", 1))
-    shards = max(1, min(options.shards or cpus, len(rows) or 1))
+    shards = max(1, min(cluster.shards or cpus, len(rows) or 1))
     parts = split_rows(rows, shards)
     limits = limits_of(evaluator)
     holder = (ray.remote(num_cpus=0)(LimitsHolder).remote(*limits)
               if limits is not None else None)
     task = ray.remote(num_cpus=1, max_retries=SHARD_RETRIES)(run_shard)
     kb_ref = ray.put(kb)
+    concurrency = options.concurrency
     per_shard = max(1, math.ceil(concurrency / len(parts))) if parts else concurrency
     # A host's sites are in every shard: each has its share of the per-host limits.
-    per_host, settings = share_host_limits(per_host, settings, max(1, len(parts)))
+    per_host, settings = share_host_limits(options.per_host, settings, max(1, len(parts)))
+    shard_options = dataclasses.replace(options, concurrency=per_shard, per_host=per_host,
+                                        on_progress=None)
     name = input_name(input_path)
-    refs = [task.remote(name, settings, kb_ref, store.url, part, retry_failed,
-                        per_shard, per_host, max_age, holder) for part in parts]
+    refs = [task.remote(name, settings, kb_ref, store.url, part, shard_options, holder)
+            for part in parts]
     try:
         summaries = gather(ray, refs)
     except BaseException as exc:

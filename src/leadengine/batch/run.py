@@ -1,69 +1,51 @@
-"""Many URLs: read the input as a stream, evaluate concurrently, store the results.
-
-Input is a text file of URLs (one per line, ``#`` comments allowed) or a CSV with a
-``url`` (or ``website``) column, separated by commas, semicolons or tabs; every other
-CSV column passes through to the output. ``-`` reads standard input, and a pipe works
-as well as a file. A row may also name a saved HTML file or a folder (its index.html).
-Rows are normalised and de-duplicated; a row without a valid URL is recorded as an
-error, never dropped, and so is a line that cannot be read (an unbalanced quote does
-not fold the rows after it into one: see :func:`read_rows`). Rows already done under
-the same knowledge-base version, provider and model are skipped, so re-running an
-interrupted batch resumes it; failed rows are retried with ``retry_failed``. Each run
-keeps its own counters in the store. Rows are claimed a few at a time and their results
-written in groups, half a second apart at most (:mod:`leadengine.store.results`):
-a killed batch does again at most the rows it finished in its last half second.
+"""One batch run: a producer claims the rows into a bounded queue, workers fetch,
+evaluate and store them, a heartbeat keeps the run and its claims alive
+(:class:`BatchRun`). How a batch is started, in this process or its shards, is
+:mod:`leadengine.batch.local`.
 
 Several batches may run on one database at once: each URL is claimed in the store
 before it is fetched, so no URL is evaluated (or paid for) twice; a URL another live
 run has claimed is left to it ("being evaluated by run N"). A run beats every few
 seconds, so one whose process was killed is seen as interrupted and its URLs come back.
-
-:func:`run_batch` is the entry point; the work is a :class:`BatchRun` (one object per
-run holding what its producer and workers share) and what it did is a
-:class:`~leadengine.batch.summary.Summary`. The library never prints: progress goes to
+Rows are claimed a few at a time and their results written in groups, half a second
+apart at most (:mod:`leadengine.store.results`): a killed batch does again at most the
+rows it finished in its last half second. The library never prints: progress goes to
 ``on_progress`` or to the ``leadengine.progress`` logger.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
-import itertools
 import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from leadengine.batch.input import (
     Row,
-    input_is_seekable,
-    input_name,
-    read_rows,
 )
-from leadengine.batch.shards import default_workers, run_shards, shard_count
 from leadengine.batch.summary import Summary, failure_reason
 from leadengine.batch.turns import JUDGE, TurnReader, Turns
 from leadengine.config import Settings
+from leadengine.config.redact import safe_message
 from leadengine.errors import (
     BATCH_STOPS,
     FetchError,
     LeadEngineError,
     StoreError,
 )
-from leadengine.evaluation import Evaluation
-from leadengine.evaluators import Evaluator, make_evaluator
-from leadengine.knowledge import KnowledgeBase
+from leadengine.judgement.evaluation import Evaluation
+from leadengine.judgement.evaluators import Evaluator, make_evaluator
 from leadengine.pipeline import evaluate_site
-from leadengine.redact import safe_message
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
 from leadengine.store.results import FLUSH_EVERY, FLUSH_SIZE
-from leadengine.web.fetch import make_client
-from leadengine.web.robots import RobotsPolicy
-from leadengine.web.site import load_site
-from leadengine.web.urls import normalise_url
+from leadengine.website.fetch import make_client
+from leadengine.website.load import load_site
+from leadengine.website.robots import RobotsPolicy
+from leadengine.website.urls import normalise_url
 
 _SKIPS_EVERY = 2.0
 HEARTBEAT_EVERY = 5.0
@@ -76,42 +58,14 @@ CLAIM_CHUNK = 16
 progress_log = logging.getLogger("leadengine.progress")
 
 
-async def run_batch(input_path: Path | str, settings: Settings, kb: KnowledgeBase,
-                    store: Store, retry_failed: bool = False, concurrency: int = 16,
-                    per_host: int = 2, log_every: float = 5.0,
-                    on_progress: Callable[[Summary], None] | None = None,
-                    max_age: float | None = None,
-                    rows: Iterable[Row] | None = None, encoding: str | None = None,
-                    lease: float = CLAIM_LEASE,
-                    evaluator: Evaluator | None = None) -> Summary:
-    """Evaluate every row of ``input_path`` and store the results as they complete.
-    ``on_progress`` is called after every row (a progress bar); without it a plain
-    progress line is logged to ``leadengine.progress`` (INFO) every ``log_every``
-    seconds, which the CLI shows on stderr. Every fetched page is kept as a snapshot;
-    with ``max_age`` (seconds) a snapshot that recent is reused. ``rows``: the input
-    already read (a pipe read once to count it); ``input_path`` then only names the
-    run. ``encoding``: the input's, when it is not UTF-8 (see :func:`read_rows`).
-    ``lease``: how long a URL stays claimed without a heartbeat. ``evaluator``: the one
-    the settings make, made already (the Ray engine's shares its rate limits). Cancelling
-    the task marks the run ``interrupted``."""
-    if rows is None and input_is_seekable(input_path):
-        # A file is read through once before any work, so a file that cannot be read
-        # (its encoding, a NUL byte) stops here and not halfway through the batch.
-        collections.deque(read_rows(input_path, encoding), maxlen=0)
-    source = iter(read_rows(input_path, encoding) if rows is None else rows)
-    # The first row is read before the run is recorded: a missing file or a CSV without
-    # a url column is an error, not an empty 'interrupted' run in the history.
-    first = list(itertools.islice(source, 1))
-    batch = BatchRun(input_name(input_path), settings, kb, store, BatchOptions(
-        retry_failed=retry_failed, concurrency=concurrency, per_host=per_host,
-        log_every=log_every, on_progress=on_progress, max_age=max_age, lease=lease),
-        evaluator)
-    return await batch.run(itertools.chain(first, source))
-
-
 @dataclass(frozen=True)
 class BatchOptions:
-    """How a batch runs (the keyword arguments of :func:`run_batch`)."""
+    """How a batch runs. ``on_progress`` is called after every row (a progress bar);
+    without it a plain progress line is logged to ``leadengine.progress`` (INFO) every
+    ``log_every`` seconds. Every fetched page is kept as a snapshot; with ``max_age``
+    (seconds) a snapshot that recent is reused. ``lease``: how long a URL stays claimed
+    without a heartbeat. ``concurrency``: sites fetched and read at once (and LLM
+    requests in flight); ``per_host``: sites of one host at once."""
 
     retry_failed: bool = False
     concurrency: int = 16
@@ -130,7 +84,7 @@ class BatchRun:
 
     ``concurrency`` is the number of sites fetched and read at once, and of an LLM
     evaluator's requests in flight at once (:meth:`LLMEvaluator.limit_in_flight
-    <leadengine.evaluators.llm.LLMEvaluator.limit_in_flight>`): there are twice as many
+    <leadengine.judgement.evaluators.llm.LLMEvaluator.limit_in_flight>`): there are twice as many
     workers, so while ``concurrency`` sites wait for the LLM's answers as many more are
     fetched and read, and a request goes out as soon as another's answer is in. (With
     ``concurrency`` workers doing both, fewer requests than places were in flight while
@@ -210,33 +164,6 @@ class BatchRun:
         self.known = self.store.states(key)
         self.ours = {row["url"]: row["error"] for row in self.store.errors(key.run_id)}
         self.ours.update((url, None) for url in self.store.urls_of_run(key.run_id))
-
-    async def run(self, rows: Iterable[Row]) -> Summary:
-        """Start the run, work through ``rows`` (in shard processes when the settings
-        allow more than one worker and there are rows enough: see
-        :mod:`leadengine.batch.shards`) and record how the run ended (``interrupted`` on
-        any exception or cancellation, which is re-raised)."""
-        self.start()
-        self.log_progress()  # the run is recorded: a progress bar or page can name it
-        beat = asyncio.create_task(self.heartbeat())
-        workers = self.settings.workers
-        workers = default_workers() if workers is None else workers
-        try:
-            if workers > 1:
-                rows = list(rows)
-            shards = shard_count(workers, len(rows)) if isinstance(rows, list) else 1
-            if shards > 1:
-                await run_shards(self, list(rows), shards)
-            else:
-                await self.process(rows)
-                self.summary.reused_pages = self.snapshots.reused
-        except BaseException:
-            beat.cancel()
-            self.store.finish_run(self.key.run_id, "interrupted", self.summary.skips())
-            raise
-        beat.cancel()
-        self.store.finish_run(self.key.run_id, "done", self.summary.skips())
-        return self.summary
 
     async def process(self, rows: Iterable[Row]) -> None:
         """Work through ``rows`` in this process: the workers fetch, read, evaluate and

@@ -19,6 +19,9 @@ A shard whose process dies (killed, out of memory) is started again and carries 
 (stored rows are skipped; its claims are the run's own). A URL that was being read
 when its shard died twice is recorded as failed with one line, so one page that kills
 its reader cannot stop the batch.
+
+The shard's own process is :mod:`leadengine.batch.shard`; what the two say to each
+other, :mod:`leadengine.batch.messages`.
 """
 
 from __future__ import annotations
@@ -29,32 +32,40 @@ import dataclasses
 import gc
 import multiprocessing
 import os
-import signal
 import sys
 import threading
-import time
 from collections import Counter
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
-from leadengine.batch.handout import Handout, shard_key, shard_rows
+from leadengine.batch.handout import Handout, shard_key
 from leadengine.batch.input import Row
+from leadengine.batch.messages import (
+    AskMore,
+    Done,
+    Ended,
+    Failed,
+    Progress,
+    ShardEvent,
+    ShardJob,
+    Started,
+    Stopped,
+)
+from leadengine.batch.shard import shard_main
 from leadengine.batch.summary import Summary
-from leadengine.errors import BATCH_STOPS, LeadEngineError
+from leadengine.errors import LeadEngineError
 
 if TYPE_CHECKING:
     from leadengine.batch.run import BatchRun
     from leadengine.config import Settings
-    from leadengine.knowledge import KnowledgeBase
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
 
 #: Rows per shard at least: a smaller batch uses fewer processes (each costs about a
 #: second of start-up CPU).
 MIN_ROWS_PER_SHARD = 16
 #: Times a shard's process may die before the batch stops.
 SHARD_RETRIES = 3
-#: Seconds between two progress messages of a shard.
-PROGRESS_EVERY = 0.1
 #: Said for a URL whose shard died twice while reading it.
 KILLED_TWICE = ("a batch process stopped (killed, or out of memory) while evaluating it, "
                 "twice")
@@ -95,77 +106,6 @@ def share_host_limits(per_host: int, settings: Settings, shards: int
             dataclasses.replace(settings, host_delay=settings.host_delay * shards))
 
 
-@dataclasses.dataclass(frozen=True)
-class ShardJob:
-    """What a shard's process is given."""
-
-    index: int
-    shards: int
-    name: str
-    settings: Any
-    kb: Any
-    db: str
-    key: Any
-    retry_since: float | None
-    concurrency: int
-    per_host: int
-    max_age: float | None
-    lease: float
-    retry_failed: bool
-    rows: list[Row]
-    #: Forked from the batch's own process (see :func:`start_processes`), and the pipe
-    #: ends of the other shards it holds, to close.
-    forked: bool = False
-    others: tuple[int, ...] = ()
-
-
-def shard_main(job: ShardJob, events: Connection, more: Connection) -> None:
-    """A shard's process: the batch's pipeline on its rows (``job.rows``, then those the
-    parent hands out on ``more`` when asked), its progress and the URLs it starts and
-    ends sent to the parent on ``events`` (a pipe: a send is one write, no feeder
-    thread, so telling costs microseconds a URL)."""
-    if job.forked:
-        leave_parent(job.others)
-    end_with_parent()
-    from leadengine.batch.run import BatchOptions, BatchRun
-    from leadengine.evaluators import make_evaluator
-    from leadengine.store import Store
-
-    rows = shard_rows(job.rows, events, more)
-    settings = dataclasses.replace(job.settings, workers=0)
-    kb = job.kb  # forked: the batch's own, its retrieval index built
-    evaluator = make_evaluator(settings, kb)
-    evaluator.share_limits(job.shards)
-    sent = [0.0]
-
-    def progress(summary: Summary) -> None:
-        if time.monotonic() - sent[0] >= PROGRESS_EVERY:
-            sent[0] = time.monotonic()
-            events.send(("progress", summary))
-
-    options = BatchOptions(retry_failed=job.retry_failed, concurrency=job.concurrency,
-                           per_host=job.per_host, on_progress=progress,
-                           max_age=job.max_age, lease=job.lease)
-    store = Store(job.db)
-    batch = BatchRun(job.name, settings, kb, store, options, evaluator)
-    batch.adopt(job.key, job.retry_since)
-    batch.on_url = lambda what, url: events.send((what, url))
-    try:
-        asyncio.run(batch.process(rows))
-    except BATCH_STOPS as exc:
-        # Its share of the day's requests is used up (or the model is gone with none to
-        # take over); what it started is stored.
-        batch.summary.reused_pages = batch.snapshots.reused
-        events.send(("quota", (exc, batch.summary)))
-        return
-    except LeadEngineError as exc:
-        events.send(("error", exc))
-        return
-    batch.summary.reused_pages = batch.snapshots.reused
-    events.send(("done", batch.summary))
-    events.close()
-
-
 @dataclasses.dataclass
 class Shard:
     """The parent's view of one shard: its process, its pipe, what it said."""
@@ -186,104 +126,128 @@ class Shard:
 
 async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
     """Run ``batch`` (started) in ``shards`` processes; its summary holds their sum.
-    Any exception (a shard's LeadEngineError, a cancellation) stops every process.
+    Any exception (a shard's LeadEngineError, a cancellation) stops every process."""
+    await Supervisor(batch, rows, shards).run()
 
-    The parent waits on the shards' pipes in its event loop (``add_reader``): an event
-    is handled when it arrives, and a pipe's end (its process exited or died) decides
-    whether the shard finished or is started again."""
-    handout = Handout(rows, shards)
-    context = start_processes()
-    forked = context.get_start_method() == "fork"
-    prepare(batch.kb, batch.settings, forked)
-    # Forked, a shard has the batch's knowledge base with its index; started by the fork
-    # server, it is sent a copy without it and reads the index from the cache.
-    kb = batch.kb if forked else dataclasses.replace(batch.kb)
-    loop = asyncio.get_running_loop()
-    per_shard = max(1, -(-batch.options.concurrency // shards))
-    # A host's sites are spread over the shards (rows are split by URL), so each shard
-    # gets its share of the per-host limit and starts a host's sites N times the delay
-    # apart: together they hold the batch's limits (at least one site of a host a shard).
-    per_host, settings = share_host_limits(batch.options.per_host, batch.settings, shards)
-    states = [Shard(ShardJob(index, shards, batch.name, settings, kb,
-                             batch.store.url, batch.key, batch.retry_since, per_shard,
-                             per_host, batch.options.max_age,
-                             batch.options.lease, batch.options.retry_failed, [], forked))
-              for index in range(shards)]
-    by_url = {shard_key(row): row for row in rows}
-    suspects: Counter[str] = Counter()
-    #: A shard's share of the day's LLM requests ran out, or its model is gone (raised
-    #: once all have ended).
-    quota: list[LeadEngineError | None] = [None]
-    ended: asyncio.Future[None] = loop.create_future()
 
-    def start(shard: Shard) -> None:
+class Supervisor:
+    """The parent's side of a sharded batch: starts the shards, answers their asks for
+    rows, merges their progress, and starts again a shard whose process died.
+
+    It waits on the shards' pipes in its event loop (``add_reader``): an event is handled
+    when it arrives, and a pipe's end (its process exited or died) decides whether the
+    shard finished or is started again."""
+
+    def __init__(self, batch: BatchRun, rows: list[Row], shards: int) -> None:
+        self.batch = batch
+        self.handout = Handout(rows, shards)
+        self.context = start_processes()
+        self.forked = self.context.get_start_method() == "fork"
+        prepare(batch.kb, batch.settings, self.forked)
+        # Forked, a shard has the batch's knowledge base with its index; started by the
+        # fork server, it is sent a copy without it and reads the index from the cache.
+        kb = batch.kb if self.forked else dataclasses.replace(batch.kb)
+        per_shard = max(1, -(-batch.options.concurrency // shards))
+        # A host's sites are spread over the shards (rows are split by URL), so each shard
+        # gets its share of the per-host limit and starts a host's sites N times the delay
+        # apart: together they hold the batch's limits (at least one site of a host a
+        # shard).
+        per_host, settings = share_host_limits(batch.options.per_host, batch.settings, shards)
+        self.states = [Shard(ShardJob(index, shards, batch.name, settings, kb,
+                                      batch.store.url, batch.key, batch.retry_since,
+                                      per_shard, per_host, batch.options.max_age,
+                                      batch.options.lease, batch.options.retry_failed, [],
+                                      self.forked))
+                       for index in range(shards)]
+        self.by_url = {shard_key(row): row for row in rows}
+        self.suspects: Counter[str] = Counter()
+        #: A shard's share of the day's LLM requests ran out, or its model is gone
+        #: (raised once all have ended).
+        self.stopped: LeadEngineError | None = None
+        self.loop = asyncio.get_running_loop()
+        self.ended: asyncio.Future[None] = self.loop.create_future()
+
+    async def run(self) -> None:
+        try:
+            for shard in self.states:
+                self.start(shard)
+            await self.ended
+            if self.stopped is not None:
+                raise self.stopped
+        finally:
+            self.stop_all()
+
+    def start(self, shard: Shard) -> None:
+        """Start ``shard``'s process (again: with every row it was handed; those its dead
+        process stored are skipped as this run's)."""
         if not shard.given:
-            shard.given = handout.take()
-        # Started again, a shard is given every row it was handed: those its dead
-        # process stored are skipped as this run's. Forked, it closes the other shards'
-        # pipes it inherits (a pipe ends only when every copy of its end is closed).
-        receive, send = context.Pipe(duplex=False)
-        asked, answer = context.Pipe(duplex=False)
-        # Its own pipes' parent ends too: a shard that held the end it reads from would
-        # never see the parent go (kill -9), blocked on it forever.
+            shard.given = self.handout.take()
+        receive, send = self.context.Pipe(duplex=False)
+        asked, answer = self.context.Pipe(duplex=False)
+        # Forked, it closes the pipe ends it inherits but does not use: the other
+        # shards' (a pipe ends only when every copy of its end is closed) and its own
+        # pipes' parent ends (a shard that held the end it reads from would never see the
+        # parent go, kill -9, blocked on it forever).
         others = (receive.fileno(), answer.fileno(), *(
-            end.fileno() for state in states if state is not shard
+            end.fileno() for state in self.states if state is not shard
             for end in (state.events, state.more) if end is not None and not end.closed))
         shard.job = dataclasses.replace(shard.job, rows=list(shard.given),
-                                        others=others if forked else ())
-        shard.process = context.Process(target=shard_main, args=(shard.job, send, asked),
-                                        daemon=True)
+                                        others=others if self.forked else ())
+        shard.process = self.context.Process(target=shard_main,
+                                             args=(shard.job, send, asked), daemon=True)
         shard.process.start()
         send.close()  # the child's ends: the pipes end when the child does
         asked.close()
         shard.events, shard.more = receive, answer
-        loop.add_reader(receive.fileno(), readable, shard)
+        self.loop.add_reader(receive.fileno(), self.readable, shard)
 
-    def readable(shard: Shard) -> None:
-        # One message a call: the loop calls again while the pipe has more (a poll()
-        # first would build a selector each time).
+    def readable(self, shard: Shard) -> None:
+        """One message a call: the loop calls again while the pipe has more (a poll()
+        first would build a selector each time)."""
         try:
             assert shard.events is not None
             try:
                 message = shard.events.recv()
             except (EOFError, OSError):
-                gone(shard)
+                self.gone(shard)
             else:
-                handle(shard, message)
-            if all(state.finished for state in states) and not ended.done():
-                ended.set_result(None)
-        except BaseException as exc:  # raised in run_shards, not lost in a callback
-            if not ended.done():
-                ended.set_exception(exc)
+                self.handle(shard, message)
+            if all(state.finished for state in self.states) and not self.ended.done():
+                self.ended.set_result(None)
+        except BaseException as exc:  # raised in run(), not lost in a callback
+            if not self.ended.done():
+                self.ended.set_exception(exc)
 
-    def handle(shard: Shard, event: tuple[str, Any]) -> None:
-        what, value = event
-        if what == "more":
-            rows = handout.take()
-            shard.given += rows
-            assert shard.more is not None
-            with contextlib.suppress(OSError):  # a dead shard: its pipe's end says so
-                shard.more.send(rows)
-        elif what == "start":
-            shard.in_flight.add(value)
-        elif what == "end":
-            shard.in_flight.discard(value)
-        elif what in ("progress", "done"):
-            shard.latest, shard.finished = value, what == "done"
-            merge([state.latest for state in states], batch.summary)
-            batch.log_progress()
-        elif what == "quota":
-            # The other shards go on with their own shares; the batch stops at the end.
-            quota[0], (shard.latest, shard.finished) = value[0], (value[1], True)
-            merge([state.latest for state in states], batch.summary)
-            batch.log_progress()
-        elif what == "error":
-            raise value
+    def handle(self, shard: Shard, event: ShardEvent) -> None:
+        match event:
+            case AskMore():
+                rows = self.handout.take()
+                shard.given += rows
+                assert shard.more is not None
+                with contextlib.suppress(OSError):  # a dead shard: its pipe's end says so
+                    shard.more.send(rows)
+            case Started(url):
+                shard.in_flight.add(url)
+            case Ended(url):
+                shard.in_flight.discard(url)
+            case Progress(summary) | Done(summary):
+                shard.latest, shard.finished = summary, isinstance(event, Done)
+                self.merged()
+            case Stopped(error, summary):
+                # The other shards go on with their own shares; the batch stops at the end.
+                self.stopped, shard.latest, shard.finished = error, summary, True
+                self.merged()
+            case Failed(error):
+                raise error
 
-    def gone(shard: Shard) -> None:
+    def merged(self) -> None:
+        merge([state.latest for state in self.states], self.batch.summary)
+        self.batch.log_progress()
+
+    def gone(self, shard: Shard) -> None:
         """The shard's pipe has ended: it finished, or its process died."""
         assert shard.events is not None and shard.more is not None
-        loop.remove_reader(shard.events.fileno())
+        self.loop.remove_reader(shard.events.fileno())
         shard.events.close()
         shard.more.close()
         shard.process.join(timeout=5)
@@ -295,30 +259,25 @@ async def run_shards(batch: BatchRun, rows: list[Row], shards: int) -> None:
                 f"a batch process died {shard.deaths} times (killed, or out of memory); "
                 "what was stored stays: run the same command again to resume")
         for url in shard.in_flight:
-            suspects[url] += 1
-            if suspects[url] >= 2 and url in by_url:
-                row = by_url[url]
-                batch.store.record_error(batch.key, row.index, url, f"{url}: {KILLED_TWICE}",
-                                         row.passthrough)
+            self.suspects[url] += 1
+            if self.suspects[url] >= 2 and url in self.by_url:
+                row = self.by_url[url]
+                self.batch.store.record_error(self.batch.key, row.index, url,
+                                              f"{url}: {KILLED_TWICE}", row.passthrough)
         shard.in_flight.clear()
-        start(shard)
+        self.start(shard)
 
-    try:
-        for shard in states:
-            start(shard)
-        await ended
-        if quota[0] is not None:
-            raise quota[0]
-    finally:
-        for shard in states:
+    def stop_all(self) -> None:
+        """Every shard's pipes closed and its process ended (terminated if alive)."""
+        for shard in self.states:
             if shard.events is not None and not shard.events.closed:
-                loop.remove_reader(shard.events.fileno())
+                self.loop.remove_reader(shard.events.fileno())
                 shard.events.close()
             if shard.more is not None and not shard.more.closed:
                 shard.more.close()
             if shard.process is not None and shard.process.is_alive():
                 shard.process.terminate()
-        for shard in states:
+        for shard in self.states:
             if shard.process is not None:
                 shard.process.join(timeout=5)
 
@@ -370,35 +329,3 @@ def prepare(kb: KnowledgeBase, settings: Settings, forked: bool) -> None:
         gc.freeze()
 
 
-#: Seconds between a shard's looks at whether its parent is still there.
-PARENT_CHECK = 0.5
-
-
-def end_with_parent() -> None:
-    """A shard ends when the process that started it is gone (killed with -9, out of
-    memory, its terminal closed), however busy it is: a thread looks every
-    :data:`PARENT_CHECK` seconds whether the shard was handed to another parent and, if
-    so, ends the shard as SIGTERM does. (Its pipes would tell it too, but only when it
-    next reads or writes them; an LLM request in flight, or rows still to do, would
-    otherwise go on being paid for.)"""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def leave_parent(others: Sequence[int]) -> None:
-    """In a shard forked from the batch's process, inside its running event loop: the
-    parent's signal wake-up and handlers are not this process's (a SIGTERM sent to the
-    shard would otherwise be written to the parent's loop, which would stop the batch),
-    and the other shards' pipe ends it inherited are closed."""
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    for fd in others:
-        with contextlib.suppress(OSError):
-            os.close(fd)

@@ -7,7 +7,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from leadengine.redact import safe_message
+from leadengine.config.redact import safe_message
 
 _REASON_CHARS = 100
 _LOCATION = re.compile(r"^(?:[a-z][\w+.-]*://\S*|[/~.]\S*): ", re.I)

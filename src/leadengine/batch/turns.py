@@ -23,9 +23,9 @@ import asyncio
 from collections import deque
 
 from leadengine.config import Settings
-from leadengine.web.fetch import Page
-from leadengine.web.readers import read_home, read_other
-from leadengine.web.site import PageRead, Site, assemble_site
+from leadengine.website.fetch import Page
+from leadengine.website.readers import read_home, read_other
+from leadengine.website.site import PageRead, Site, assemble_site
 
 #: A step's stage: reading a page, assembling a site from its pages, judging a site.
 READ, ASSEMBLE, JUDGE = 0, 1, 2

@@ -9,6 +9,7 @@ shared CLI helpers are imported up front, so ``leadengine --help`` stays fast.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -31,13 +32,14 @@ from leadengine.cli.common import (
     method_option,
     outreach_option,
 )
+from leadengine.config.redact import safe_message
 from leadengine.errors import ConfigError, LeadEngineError
-from leadengine.redact import safe_message
 
 if TYPE_CHECKING:
+    from leadengine.batch import BatchOptions
     from leadengine.batch.summary import Summary
     from leadengine.config import Settings
-    from leadengine.knowledge import KnowledgeBase
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
     from leadengine.store import Order, Store
 
 T = TypeVar("T")
@@ -124,20 +126,21 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     _evaluator(settings, kb)
     if address is not None and engine != "ray":
         raise ConfigError("--address names a Ray cluster: use it with --engine ray")
+    from leadengine.batch import BatchOptions
+
+    options = BatchOptions(retry_failed=retry_failed, concurrency=concurrency,
+                           per_host=per_host, max_age=max_age)
     if engine == "ray":
-        summary = _run_on_ray(input_path, settings, kb, store, address, retry_failed,
-                              concurrency, per_host, max_age, encoding)
+        summary = _run_on_ray(input_path, settings, kb, store, address, options, encoding)
     else:
-        summary = _run_local(input_path, settings, kb, store, retry_failed, concurrency,
-                             per_host, max_age, encoding)
+        summary = _run_local(input_path, settings, kb, store, options, encoding)
     lines = [summary.line(), *summary.failure_lines(), f"results: {store.url}"]
     # Failure reasons quote servers and input cells: no key or escape code gets through.
     click.echo("\n".join(safe_message(line) for line in lines), err=True)
 
 
 def _run_local(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
-               retry_failed: bool, concurrency: int, per_host: int, max_age: float | None,
-               encoding: str | None) -> Summary:
+               options: BatchOptions, encoding: str | None) -> Summary:
     """The batch on this machine: progress lines in a pipe, a progress bar on a terminal."""
     # Start-up, like the imports: what every page read consults (the taxonomy, gazetteer
     # and service catalogue) is loaded before the run starts, in this process, which its
@@ -148,26 +151,22 @@ def _run_local(input_path: Path, settings: Settings, kb: KnowledgeBase, store: S
     leadengine.batch.preload.warm(kb)
 
     if sys.stderr.isatty():
-        return _run_with_progress_bar(input_path, settings, kb, store, retry_failed,
-                                      concurrency, per_host, max_age, encoding)
+        return _run_with_progress_bar(input_path, settings, kb, store, options, encoding)
     with _progress_lines():
-        return _run_interruptible(run_batch(
-            input_path, settings, kb, store, retry_failed=retry_failed,
-            concurrency=concurrency, per_host=per_host, max_age=max_age,
-            encoding=encoding))
+        return _run_interruptible(run_batch(input_path, settings, kb, store, options,
+                                            encoding=encoding))
 
 
 def _run_on_ray(input_path: Path, settings: Settings, kb: KnowledgeBase, store: Store,
-                address: str | None, retry_failed: bool, concurrency: int, per_host: int,
-                max_age: float | None, encoding: str | None) -> Summary:
+                address: str | None, options: BatchOptions, encoding: str | None
+                ) -> Summary:
     """The batch on a Ray cluster; Ctrl-C stops its tasks (what is stored stays)."""
     from leadengine.batch.ray import RayOptions, run_batch_on_ray
 
     click.echo(f"batch: running on Ray ({address or 'a local instance'})", err=True)
     try:
-        return run_batch_on_ray(input_path, settings, kb, store, RayOptions(address),
-                                retry_failed=retry_failed, concurrency=concurrency,
-                                per_host=per_host, max_age=max_age, encoding=encoding)
+        return run_batch_on_ray(input_path, settings, kb, store, RayOptions(address), options,
+                                encoding=encoding)
     except KeyboardInterrupt:
         click.echo(INTERRUPTED, err=True)
         sys.exit(130)
@@ -247,8 +246,7 @@ async def _cancel_on_sigterm(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
-                           store: Store, retry_failed: bool, concurrency: int,
-                           per_host: int, max_age: float | None = None,
+                           store: Store, options: BatchOptions,
                            encoding: str | None = None) -> Summary:
     """A rich progress bar on a terminal: done, failed, rate, ETA, spend so far."""
     from rich.console import Console
@@ -261,17 +259,12 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
         TimeRemainingColumn,
     )
 
-    from leadengine.batch import Row, input_is_seekable, read_rows, run_batch
+    from leadengine.batch import read_rows, run_batch
 
-    # The bar needs the total up front. A file is counted in a first pass and then
-    # streamed; stdin or a pipe can be read only once, so its rows are kept in a list
-    # (a few hundred bytes a row: fine for a list someone watches on a terminal).
-    rows: list[Row] | None = None
-    if input_is_seekable(input_path):
-        total = sum(1 for _ in read_rows(input_path, encoding))
-    else:
-        rows = list(read_rows(input_path, encoding))
-        total = len(rows)
+    # The bar needs the total up front: the input is read once, here (a few hundred
+    # bytes a row), and the batch works through the rows read.
+    rows = list(read_rows(input_path, encoding))
+    total = len(rows)
     columns = [TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[failed]} failed"),
                TextColumn("{task.fields[rate]:.1f}/s"), TextColumn("${task.fields[cost]:.4f}"),
@@ -286,10 +279,9 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
             bar.update(task, completed=summary.handled, failed=summary.failed,
                        rate=summary.done / elapsed, cost=summary.cost_usd)
 
-        return _run_interruptible(_redrawn(bar, run_batch(
-            input_path, settings, kb, store, retry_failed=retry_failed,
-            concurrency=concurrency, per_host=per_host, on_progress=update,
-            max_age=max_age, rows=rows, encoding=encoding)))
+        watched = dataclasses.replace(options, on_progress=update)
+        return _run_interruptible(_redrawn(bar, run_batch(input_path, settings, kb, store,
+                                                          watched, rows=rows)))
 
 
 #: Seconds between two redraws of the progress bar.
@@ -445,7 +437,8 @@ def runs_command(db: str | None) -> None:
 def show(url: str, db: str | None, fmt: str | None) -> None:
     """Print the stored evaluation of URL (a URL, domain, or saved HTML file or folder, as
     given to `batch`). For a URL that failed, say why on stderr and exit 1."""
-    from leadengine.batch import failure_reason, normalise_url
+    from leadengine.batch import failure_reason
+    from leadengine.website.urls import normalise_url
 
     settings = _settings()
     store = _store(db or settings.db, create=False)

@@ -39,9 +39,9 @@ from leadengine.output.report import FORMATS
 from leadengine.retrieval import METHODS
 
 if TYPE_CHECKING:
-    from leadengine.evaluation import Evaluation
-    from leadengine.evaluators import Evaluator
-    from leadengine.knowledge import KnowledgeBase
+    from leadengine.judgement.evaluation import Evaluation
+    from leadengine.judgement.evaluators import Evaluator
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
 
 __all__ = ["_run_with_progress_bar", "cli", "main", "seed_main"]
 
@@ -120,8 +120,8 @@ def _present(results: list[Evaluation], fmt: str, bands: dict[str, int]) -> str:
 async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: KnowledgeBase,
                         evaluator: Evaluator) -> tuple[list[Evaluation], int]:
     from leadengine.pipeline import evaluate_site
-    from leadengine.web.site import load_site
-    from leadengine.web.urls import lead_target
+    from leadengine.website.load import load_site
+    from leadengine.website.urls import lead_target
 
     results: list[Evaluation] = []
     failed = 0
@@ -143,7 +143,7 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
 @guarded
 def schema() -> None:
     """Print the JSON Schema of the evaluation output."""
-    from leadengine.evaluation import Evaluation
+    from leadengine.judgement.evaluation import Evaluation
 
     click.echo(json.dumps(Evaluation.model_json_schema(), indent=2))
 
@@ -169,7 +169,7 @@ def compare(target: str, provider: str | None, model: str | None,
                          allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages)
     from leadengine.pipeline import evaluate_site
-    from leadengine.web.site import load_site
+    from leadengine.website.load import load_site
 
     kb = _knowledge(settings)
     evaluator = _evaluator(settings, kb)
@@ -229,8 +229,8 @@ def compare_table(with_rag: Any, without: Any) -> str:
 def profile(target: str, as_json: bool, allow_private: bool | None,
             ignore_robots: bool | None, max_pages: int | None) -> None:
     """Crawl a website and show what it reveals: contacts, signals with evidence, pages."""
-    from leadengine.web.profile import build_profile, profile_summary
-    from leadengine.web.site import load_site
+    from leadengine.website.load import load_site
+    from leadengine.website.profile import build_profile, profile_summary
 
     settings = _settings(allow_private=allow_private, max_pages=max_pages,
                          respect_robots=False if ignore_robots else None)
@@ -384,7 +384,8 @@ def eval_judge(labels: Path, provider: str | None, model: str | None,
     examples/judge-labels.jsonl): the accuracy of each, and every miss."""
     import json
 
-    from leadengine.judge_eval import evaluate_labels, read_labels, score
+    from leadengine.judgement.judge_eval import read_labels, score
+    from leadengine.pipeline import evaluate_labels
 
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,

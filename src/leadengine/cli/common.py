@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from leadengine.config import PROVIDERS, Settings, debug_enabled
+from leadengine.config.redact import safe_message
 from leadengine.errors import LeadEngineError
-from leadengine.redact import safe_message
 from leadengine.retrieval import METHODS
 
 if TYPE_CHECKING:
-    from leadengine.evaluators import Evaluator
-    from leadengine.knowledge import KnowledgeBase
+    from leadengine.judgement.evaluators import Evaluator
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
 
 T = TypeVar("T")
 
@@ -111,7 +111,7 @@ _announced: set[str] = set()
 
 
 def _knowledge(settings: Settings) -> KnowledgeBase:
-    from leadengine.knowledge import KnowledgeBase
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
 
     return KnowledgeBase.from_settings(settings)
 
@@ -124,7 +124,7 @@ OFFLINE_NOTICE = ("notice: no LLM configured (set GROQ_API_KEY or --provider); u
 def _evaluator(settings: Settings, kb: KnowledgeBase) -> Evaluator:
     """The evaluator for a command that evaluates; says so on stderr (once) when it is
     the offline one because nothing else was configured."""
-    from leadengine.evaluators import make_evaluator
+    from leadengine.judgement.evaluators import make_evaluator
 
     evaluator = make_evaluator(settings, kb)
     if settings.provider is None and evaluator.name == "heuristic":

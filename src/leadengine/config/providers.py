@@ -2,7 +2,7 @@
 
 A provider is wire-level data: its name, base URL, key variable, and which chat backend
 speaks its wire format (``backend``, a key of
-:data:`leadengine.evaluators.backends.BACKENDS`). A vendor that speaks an existing format
+:data:`leadengine.judgement.evaluators.backends.BACKENDS`). A vendor that speaks an existing format
 is one line in :data:`PROVIDERS`; a new wire format is one backend module plus one line
 in that registry. What a provider's models are, cost and can do (the default model,
 prices, limits, strict schemas, reasoning, lifecycle) is data of the model catalogue

@@ -12,10 +12,8 @@ from leadengine.output.export import (
     write_xlsx,
 )
 from leadengine.output.report import (
-    DEFAULT_BANDS,
     FORMATS,
     KEY_SIGNALS,
-    band_name,
     city,
     markdown_report,
     render_report,
@@ -23,7 +21,7 @@ from leadengine.output.report import (
 )
 
 __all__ = [
-    "DEFAULT_BANDS", "FORMATS", "KEY_SIGNALS", "WRITERS", "band_name", "city", "flatten",
+    "FORMATS", "KEY_SIGNALS", "WRITERS", "city", "flatten",
     "lead_table", "markdown_report", "neutralise", "neutralise_xlsx", "render_report",
     "text_report", "write_csv", "write_xlsx",
 ]

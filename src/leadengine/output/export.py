@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
-from leadengine.signal_names import EXPORTED
+from leadengine.knowledge.signal_names import EXPORTED
 
 if TYPE_CHECKING:
     from openpyxl.worksheet._write_only import WriteOnlyWorksheet

@@ -13,13 +13,11 @@ import re
 import textwrap
 from typing import Any
 
-from leadengine.signal_names import label
+from leadengine.judgement.bands import band_name
+from leadengine.knowledge.signal_names import label
 
 #: Output formats of ``evaluate`` and ``show``.
 FORMATS = ("text", "markdown", "json")
-
-#: Fit-score bands when the knowledge base gives none (the shipped rubric's).
-DEFAULT_BANDS: dict[str, int] = {"high": 70, "medium": 40, "low": 0}
 
 #: The signals a salesperson reads, in reading order, with their labels (the registry's).
 KEY_SIGNALS: tuple[tuple[str, str], ...] = tuple(
@@ -32,14 +30,6 @@ KEY_GAPS: tuple[str, ...] = ("https", "analytics", "contact_form", "online_booki
 
 _WIDTH = 88
 _LABEL = 11
-
-
-def band_name(score: int, bands: dict[str, int] | None = None) -> str:
-    """The rubric band ("High", "Medium", "Low") a fit score falls in."""
-    for name, floor in sorted((bands or DEFAULT_BANDS).items(), key=lambda item: -item[1]):
-        if score >= floor:
-            return name.capitalize()
-    return "Low"
 
 
 def render_report(data: dict[str, Any], fmt: str, bands: dict[str, int] | None = None

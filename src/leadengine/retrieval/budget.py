@@ -7,7 +7,7 @@ English and errs high for Thai and Burmese text, so the budget is not overrun.
 
 from __future__ import annotations
 
-from leadengine.retrieval import Hit
+from leadengine.retrieval.hits import Hit
 
 
 def estimate_tokens(text: str) -> int:

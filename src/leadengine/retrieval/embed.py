@@ -114,7 +114,7 @@ class OpenAIEmbedder:
 
         import httpx
 
-        from leadengine.redact import redact
+        from leadengine.config.redact import redact
 
         problem = ""
         for attempt in range(self.TRIES):

@@ -24,8 +24,8 @@ from pathlib import Path
 import yaml
 
 from leadengine.errors import ConfigError
-from leadengine.text_scan import Buckets, buckets, leftmost_longest
-from leadengine.yaml_data import safe_load
+from leadengine.knowledge.text_scan import Buckets, buckets, leftmost_longest
+from leadengine.knowledge.yaml_data import safe_load
 
 GLOSSARY_FILE = Path(__file__).resolve().parents[1] / "data" / "glossary.yaml"
 

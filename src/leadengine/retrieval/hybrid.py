@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from leadengine.retrieval import Hit
 from leadengine.retrieval.bm25 import BM25Retriever
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.embed import QUERY_TOKENS
+from leadengine.retrieval.hits import Hit
 from leadengine.retrieval.semantic import Query, SemanticRetriever
 
 K = 60

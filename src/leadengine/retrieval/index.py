@@ -1,11 +1,11 @@
 """The retrieval index of one knowledge base: passages, embedder, caches, retrievers.
 
-:class:`leadengine.knowledge.KnowledgeBase` is plain data (documents, sections,
+:class:`leadengine.knowledge.base.Knowledge` is plain data (documents, sections,
 rules, a version); this object reads it, as bm25s's ``BM25`` reads a corpus
 handed to it. The dependency points one way: this module imports the
 knowledge module, never the reverse, so loading a knowledge base (or its
 rules, for the offline evaluator) costs no numpy, bm25s or embedding model.
-``KnowledgeBase.retrieve`` builds one of these on first use and delegates to it.
+:class:`leadengine.KnowledgeBase` builds one of these on first use and delegates to it.
 
 Everything that does not depend on the query is built once here: the section
 passages, the embedder instance, and one retriever per method (chosen by name
@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from leadengine.knowledge import SEMANTIC_MAX_PASSAGES, Document, KnowledgeBase
-from leadengine.retrieval import Hit, Retriever, build_retriever
+from leadengine.knowledge.base import SEMANTIC_MAX_PASSAGES, Document, Knowledge
 from leadengine.retrieval.budget import within_budget
 from leadengine.retrieval.glossary import Glossary, Group, glossary_for
+from leadengine.retrieval.hits import Hit, Retriever
+from leadengine.retrieval.methods import build_retriever
 from leadengine.retrieval.passages import Passage, make_passages
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ class RetrievalIndex:
         self._retrievers: dict[str, Retriever] = {}
 
     @classmethod
-    def of(cls, kb: KnowledgeBase) -> RetrievalIndex:
+    def of(cls, kb: Knowledge) -> RetrievalIndex:
         """The index of ``kb``, with the indexing options it was loaded with."""
         aliases = [Group(tuple(a.en), tuple(a.words())) for a in kb.rules.aliases]
         return cls(kb.documents, kb.version, embedder=kb.embedder, cache_dir=kb.cache_dir,
@@ -80,7 +81,7 @@ class RetrievalIndex:
 
     def semantic_fits(self) -> bool:
         """Whether the semantic index may embed every passage: past
-        ``semantic_max_passages`` (:data:`leadengine.knowledge.SEMANTIC_MAX_PASSAGES` by
+        ``semantic_max_passages`` (:data:`leadengine.knowledge.base.SEMANTIC_MAX_PASSAGES` by
         default), ``hybrid`` ranks with bm25 alone and ``semantic`` refuses."""
         cap = self.semantic_max_passages
         return cap is None or len(self.passages) <= cap

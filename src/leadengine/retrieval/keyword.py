@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from leadengine.knowledge import Document
-from leadengine.retrieval import Hit, best_indices
+from leadengine.knowledge.base import Document
+from leadengine.retrieval.hits import Hit, best_indices
 
 #: The seed's fallback terms (geography and industry).
 HIGH_VALUE_TERMS = ("yangon", "mandalay", "bangkok", "medical", "education", "marketing",

@@ -19,7 +19,7 @@ from pathlib import Path
 from statistics import mean, median
 
 from leadengine.errors import ConfigError
-from leadengine.knowledge import KnowledgeBase
+from leadengine.retrieval.knowledge_base import KnowledgeBase
 
 
 @dataclass(frozen=True)

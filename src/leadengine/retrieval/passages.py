@@ -1,6 +1,6 @@
 """Passages: the units the section-level methods retrieve.
 
-Each knowledge file is split at its headings (:func:`leadengine.knowledge.split_sections`).
+Each knowledge file is split at its headings (:func:`leadengine.knowledge.base.split_sections`).
 A tiny section (a heading with a line or two) says too little to retrieve on
 its own, so it is merged into the section after it (or, at the end of a file,
 into the one before); a huge one is split at paragraph breaks so one long
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leadengine.knowledge import Document, Section
+from leadengine.knowledge.base import Document, Section
 
 #: Sections with fewer words than this are merged into a neighbour.
 MIN_WORDS = 40

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from leadengine.retrieval import Hit, best_indices
 from leadengine.retrieval.budget import estimate_tokens
 from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.embed import Embedder
+from leadengine.retrieval.hits import Hit, best_indices
 from leadengine.retrieval.passages import Passage
 
 #: Progress of slow one-off work; the CLI shows these records on stderr.

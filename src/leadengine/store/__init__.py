@@ -17,8 +17,9 @@ The names below are what callers outside the package use.
 from leadengine.store.claims import CLAIM_LEASE, STALE_AFTER, Claim, ClaimState
 from leadengine.store.database import Order, Store
 from leadengine.store.engine import DEFAULT_DB, database_url, missing_database
+from leadengine.store.migrations import MIGRATIONS
 from leadengine.store.results import Outcome
-from leadengine.store.schema import MIGRATIONS, RUN_COUNTERS, SKIP_COUNTERS, RunKey
+from leadengine.store.schema import RUN_COUNTERS, SKIP_COUNTERS, RunKey
 from leadengine.store.snapshots import SnapshotCache
 
 __all__ = [

@@ -36,8 +36,8 @@ from urllib.parse import quote
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from leadengine.config.redact import safe_message
 from leadengine.errors import ConfigError, StoreError
-from leadengine.redact import safe_message
 from leadengine.store.claims import (
     CLAIM_LEASE,
     Claim,
@@ -59,12 +59,11 @@ from leadengine.store.engine import (
     writable,
     write_retrying,
 )
+from leadengine.store.migrations import applied, apply_missing
 from leadengine.store.results import Outcome, write_outcomes, write_pages
 from leadengine.store.schema import (
     SKIP_COUNTERS,
     RunKey,
-    applied,
-    apply_missing,
     claims_table,
     errors_table,
     evaluations_table,
@@ -72,7 +71,7 @@ from leadengine.store.schema import (
     runs_table,
 )
 from leadengine.store.snapshots import SnapshotCache
-from leadengine.web.fetch import Page
+from leadengine.website.fetch import Page
 
 #: Orders of :meth:`Store.evaluations`.
 Order = Literal["stored", "score", "input"]

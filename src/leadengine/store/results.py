@@ -26,7 +26,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from leadengine.redact import safe_message
+from leadengine.config.redact import safe_message
+from leadengine.store.board import forget_leads, index_new_leads
 from leadengine.store.claims import release
 from leadengine.store.schema import (
     RunKey,
@@ -36,8 +37,7 @@ from leadengine.store.schema import (
     page_snapshots_table,
     runs_table,
 )
-from leadengine.store.workspace import forget_leads, index_new_leads
-from leadengine.web.fetch import Page
+from leadengine.website.fetch import Page
 
 #: Seconds a finished result may wait to be written with others: a write's fixed cost
 #: (a transaction, eight statements) at 0.1 s was 1.5 ms of CPU a URL at 3-5 rows a

@@ -14,12 +14,12 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from leadengine.store.schema import page_snapshots_table
-from leadengine.web.fetch import Page
+from leadengine.website.fetch import Page
 
 
 class SnapshotCache:
     """A page cache over a store's database (see :meth:`Store.snapshots`): the
-    ``get_page`` / ``put_page`` pair that :func:`leadengine.web.site.load_site` uses."""
+    ``get_page`` / ``put_page`` pair that :func:`leadengine.website.load.load_site` uses."""
 
     def __init__(self, engine: Engine, max_age: float | None) -> None:
         self.engine = engine

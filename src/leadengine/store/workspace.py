@@ -1,5 +1,6 @@
 """The team's workspace over the results store: each lead's status and notes, with
-their history, and the leads board's query.
+their history, and the leads board's query (its tables and rows:
+:mod:`leadengine.store.board`).
 
 A lead is its URL: a status or a note follows the business when it is evaluated again
 (another run, knowledge-base version or model stores a new evaluation row). The status
@@ -30,7 +31,15 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from leadengine.output.report import DEFAULT_BANDS, city
+from leadengine.judgement.bands import DEFAULT_BANDS
+from leadengine.store.board import (
+    BOARD_FIELDS,
+    board_fields,
+    catch_up,
+    lead_board_table,
+    lead_events_table,
+    lead_status_table,
+)
 from leadengine.store.engine import write_retrying
 from leadengine.store.schema import evaluations_table
 
@@ -38,12 +47,6 @@ from leadengine.store.schema import evaluations_table
 STATUSES: tuple[str, ...] = ("new", "contacted", "replied", "qualified", "won", "lost")
 #: Fit-score bands of the board (the shipped rubric's floors).
 BANDS: dict[str, int] = dict(DEFAULT_BANDS)
-#: What ``lead_board`` keeps of an evaluation (and its input's ``owner``), as shown.
-BOARD_FIELDS = ("business_name", "business_type", "category", "city", "primary_service",
-                "angle", "owner")
-#: The fields a board row is found by with ``q`` (a substring, ignoring case).
-SEARCHED = ("business_name", "business_type", "primary_service", "city", "owner", "url",
-            "angle")
 #: The board's filters by a field's value (ignoring case), offered as dropdowns.
 FACETS = ("category", "city", "angle", "owner")
 #: The most frequent values a facet's dropdown offers (a city may be a full address).
@@ -55,186 +58,6 @@ JSON_SORTS = ("business_name", "business_type", "primary_service", "city", "owne
               "category")
 SORTS = SQL_SORTS + JSON_SORTS
 MAX_NOTE = 4000
-#: Evaluations read per batch when ``lead_board`` is filled for stored rows.
-_FILL_BATCH = 500
-
-metadata = sa.MetaData()
-#: A lead's current status (no row: ``new``).
-lead_status_table = sa.Table(
-    "lead_status", metadata,
-    sa.Column("url", sa.Text, primary_key=True),
-    sa.Column("status", sa.String(20), nullable=False),
-    sa.Column("updated_at", sa.Float, nullable=False),
-    sa.Column("updated_by", sa.String(200), nullable=False),
-)
-#: What happened to a lead: every status change and every note, oldest first.
-lead_events_table = sa.Table(
-    "lead_events", metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("url", sa.Text, nullable=False),
-    sa.Column("kind", sa.String(20), nullable=False),
-    sa.Column("value", sa.Text, nullable=False),
-    sa.Column("who", sa.String(200), nullable=False),
-    sa.Column("at", sa.Float, nullable=False),
-)
-#: Sort keys compare as code points: SQLite's BINARY, PostgreSQL's "C" collation.
-#: (The generic type with a collation: the same DDL without importing the PostgreSQL
-#: dialect, 45 ms of every command's start, when the database is SQLite.)
-_KEY = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
-#: The board's copy of an evaluation: what it shows, sorts, filters and searches by.
-lead_board_table = sa.Table(
-    "lead_board", metadata,
-    sa.Column("evaluation_id", sa.Integer, primary_key=True, autoincrement=False),
-    sa.Column("run_id", sa.Integer, nullable=False),
-    sa.Column("fit_score", sa.Integer, nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-    # The evaluation row's URL: the lead's identity (lead_status, lead_events), in the
-    # database's collation as there (PostgreSQL joins on an index only then).
-    sa.Column("lead", sa.Text, nullable=False),
-    # The URL as the evaluation gives it (the board's link text and sort), else the row's.
-    sa.Column("url", _KEY, nullable=False),
-    *(sa.Column(name, _KEY, nullable=False) for name in BOARD_FIELDS),
-    *(sa.Column(f"{name}_key", _KEY, nullable=False) for name in BOARD_FIELDS),
-    sa.Column("search", _KEY, nullable=False),
-)
-#: The indexes of ``lead_board``, name -> columns: a sort's columns and the id that
-#: breaks its ties (so a page is read in index order, without sorting), and the lead's
-#: URL its status is found by.
-_BOARD_INDEXES = {"fit": "fit_score, evaluation_id", "run": "run_id, evaluation_id",
-                  "url": "url, evaluation_id", "lead": "lead",
-                  **{name: f"{name}_key, {name}, evaluation_id" for name in BOARD_FIELDS}}
-
-
-def create_tables(conn: Connection) -> None:
-    """The workspace tables (migration 7)."""
-    for table in (lead_status_table, lead_events_table):
-        table.create(conn, checkfirst=True)
-    conn.execute(sa.text("CREATE INDEX IF NOT EXISTS ix_lead_events_url "
-                         "ON lead_events (url)"))
-
-
-def create_board(conn: Connection) -> None:
-    """``lead_board`` and its indexes, filled for the stored evaluations (migration 8)."""
-    lead_board_table.create(conn, checkfirst=True)
-    for name, columns in _BOARD_INDEXES.items():
-        # Plain SQL, as in store_schema._m002: an sa.Index would attach to the table.
-        conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS ix_lead_board_{name} "
-                             f"ON lead_board ({columns})"))
-    if sa.inspect(conn).has_table(evaluations_table.name):  # else nothing to fill
-        index_leads(conn)
-
-
-# -- the board's rows, written with each evaluation --------------------------------------
-
-
-def _text(value: Any) -> str:
-    return str(value or "")
-
-
-def _category(value: Any) -> str:
-    """An evaluation's ``category``: the taxonomy's ``{"value": ...}``, or a bare name."""
-    return _text(value.get("value")) if isinstance(value, dict) else _text(value)
-
-
-def board_fields(url: str, data: Any, passthrough: Any) -> dict[str, str]:
-    """What the board shows of an evaluation (``data``, the stored JSON) whose row has
-    ``url`` and the input columns ``passthrough``: ``url`` and :data:`BOARD_FIELDS`."""
-    data = data if isinstance(data, dict) else {}
-    given = passthrough if isinstance(passthrough, dict) else {}
-    return {"url": _text(data.get("url")) or url,
-            "business_name": _text(data.get("business_name")),
-            "business_type": _text(data.get("business_type")),
-            "category": _category(data.get("category")),
-            "city": city(data),
-            "primary_service": _text(data.get("primary_service")),
-            "angle": _text(data.get("angle")),
-            "owner": _text(given.get("owner"))}
-
-
-def _board_row(row: Any) -> dict[str, Any]:
-    """The ``lead_board`` row of an evaluations row (see :func:`_evaluations`)."""
-    return board_row({"id": row.id, "run_id": row.run_id, "fit_score": row.fit_score,
-                      "created_at": row.created_at, "url": row.url},
-                     _loads(row.data), _loads(row.passthrough))
-
-
-def board_row(stored: dict[str, Any], data: Any, passthrough: Any) -> dict[str, Any]:
-    """The ``lead_board`` row of an evaluation: ``stored`` holds its row's ``id``,
-    ``run_id``, ``fit_score``, ``created_at`` and ``url``; ``data`` and ``passthrough``
-    are its decoded JSON."""
-    shown = board_fields(stored["url"], data, passthrough)
-    keys = {f"{name}_key": shown[name].casefold() for name in BOARD_FIELDS}
-    search = "\n".join(shown[name] for name in SEARCHED).casefold()
-    return {"evaluation_id": stored["id"], "run_id": stored["run_id"],
-            "fit_score": stored["fit_score"], "created_at": stored["created_at"],
-            "lead": stored["url"], **shown, **keys, "search": search}
-
-
-def _evaluations() -> sa.Select[Any]:
-    """What a board row is made of, of each evaluation, by id."""
-    e = evaluations_table
-    return sa.select(e.c.id, e.c.run_id, e.c.fit_score, e.c.created_at, e.c.url, e.c.data,
-                     e.c.passthrough).order_by(e.c.id)
-
-
-def _loads(text: str) -> Any:
-    """Stored JSON, or None when a row holds something else."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
-
-
-def index_new_leads(conn: Connection, stored: Sequence[tuple[dict[str, Any], Any, Any]]
-                    ) -> None:
-    """Write the board rows of the evaluations just stored, each given as (its row as
-    inserted, with its new ``id``; its evaluation; its passthrough), in the transaction
-    that stored them (:func:`leadengine.store.results.write_outcomes`)."""
-    if not stored:
-        return
-    # Rows left by evaluations deleted by hand whose ids SQLite hands out again.
-    conn.execute(lead_board_table.delete().where(
-        lead_board_table.c.evaluation_id.in_([row["id"] for row, _, _ in stored])))
-    conn.execute(lead_board_table.insert(), [
-        board_row(row, data, passthrough) for row, data, passthrough in stored])
-
-
-def forget_leads(conn: Connection, evaluation_ids: sa.Select[Any]) -> None:
-    """Delete the board rows of the evaluations ``evaluation_ids`` selects (before a new
-    evaluation replaces them)."""
-    conn.execute(lead_board_table.delete().where(
-        lead_board_table.c.evaluation_id.in_(evaluation_ids.scalar_subquery())))
-
-
-def index_leads(conn: Connection) -> None:
-    """Write the board rows the stored evaluations lack (all of them once, in migration
-    8; afterwards only those an older leadengine stores) and drop those of evaluations
-    gone."""
-    e, b = evaluations_table, lead_board_table
-    conn.execute(b.delete().where(~sa.exists().where(e.c.id == b.c.evaluation_id)))
-    missing = _evaluations().where(~sa.exists().where(b.c.evaluation_id == e.c.id))
-    last = 0
-    while True:
-        found = conn.execute(missing.where(e.c.id > last).limit(_FILL_BATCH)).all()
-        if not found:
-            return
-        conn.execute(b.insert(), [_board_row(row) for row in found])
-        last = found[-1].id
-
-
-def _catch_up(engine: Engine) -> None:
-    """Index the evaluations stored (by an older leadengine) or deleted (by hand) behind
-    the board's back, if any: the number of rows or the newest id differ then (a new
-    evaluation always has the highest id)."""
-    e, b = evaluations_table, lead_board_table
-    stored, indexed = ((sa.select(sa.func.count()).select_from(table).scalar_subquery(),
-                        sa.select(sa.func.max(column)).scalar_subquery())
-                       for table, column in ((e, e.c.id), (b, b.c.evaluation_id)))
-    with engine.connect() as conn:
-        found = conn.execute(sa.select(*stored, *indexed)).one()
-    if tuple(found[:2]) != tuple(found[2:]):
-        write_retrying(engine, index_leads)
-
 
 # -- the board ---------------------------------------------------------------------------
 
@@ -337,7 +160,7 @@ def _order(sort: str) -> list[Any]:
 
 def board(engine: Engine, query: BoardQuery) -> tuple[int, list[dict[str, Any]]]:
     """(total, the page's rows) of the leads board: one COUNT and one page query."""
-    _catch_up(engine)
+    catch_up(engine)
     where = _filters(query)
     offset = (max(1, query.page) - 1) * query.per_page
     with engine.connect() as conn:
@@ -381,7 +204,7 @@ def export_records(engine: Engine, query: BoardQuery,
     given), in its order, as :meth:`Store.evaluations` gives them to
     :mod:`leadengine.output.export` (``run_id``, ``row_index``, ``input`` and the evaluation)."""
     e, b = evaluations_table, lead_board_table
-    _catch_up(engine)
+    catch_up(engine)
     select = (sa.select(e.c.run_id, e.c.row_index, e.c.url, e.c.data, e.c.passthrough)
               .select_from(_joined(query).join(e, e.c.id == b.c.evaluation_id))
               .where(*_filters(query, ids)).order_by(*_order(query.sort)))

@@ -1,0 +1,498 @@
+"""The LLM evaluator: any chat backend (:mod:`leadengine.judgement.evaluators.chat`; the wire
+formats are in :mod:`leadengine.judgement.evaluators.backends`).
+
+Asks for a JSON object, validates the six fields with pydantic, and on an
+invalid answer makes one repair round that shows the model its validation
+errors. What each request may carry (a strict schema and where, sampling parameters,
+the reasoning effort and its values) is the model catalogue's
+(:mod:`leadengine.config.catalogue`); every request gets an explicit room for its answer, and
+an answer cut at that length is asked again once with twice the room. A prompt that
+would not fit the model's tokens-per-minute limit has its pages' text cut to fit.
+
+A model that is retired (or not served), or whose day's quota is used up, does not
+stop the work: the evaluator switches once, for every request after it, to the next
+of ``fallback_models``, the catalogue's named replacement, or a served model of the
+same provider that takes the answer schema (:mod:`leadengine.judgement.evaluators.switching`);
+each evaluation names the model that answered and says why it is not the configured
+one. Transport failures become one-line :class:`LLMError` / :class:`ConfigError`
+messages that say what to fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from leadengine.config import Provider, Settings
+from leadengine.config.catalogue import Capabilities
+from leadengine.errors import (
+    ConfigError,
+    LeadEngineError,
+    LLMError,
+    QuotaExhausted,
+)
+from leadengine.facts.site_facts import SiteFacts
+from leadengine.judgement.evaluation import STRICT_ANSWER_SCHEMA, Verdict
+from leadengine.judgement.evaluators.answers import hold_to_facts, parse_judgement
+from leadengine.judgement.evaluators.backends import base_url_of, make_backend, request_failure
+from leadengine.judgement.evaluators.cache import ResponseCache
+from leadengine.judgement.evaluators.chat import (
+    ChatBackend,
+    ChatError,
+    ChatRequest,
+    ChatResult,
+    Message,
+    Usage,
+)
+from leadengine.judgement.evaluators.limits import RateLimits
+from leadengine.judgement.evaluators.switching import (
+    ModelChoice,
+    daily_limit,
+    model_gone,
+    sampling_refused,
+    too_large,
+    why_gone,
+)
+from leadengine.judgement.prompt import build_messages, fence, prompt_content, system_prompt
+from leadengine.judgement.ratelimit import RateLimiter
+from leadengine.knowledge.rules import Rules
+from leadengine.retrieval import Hit
+from leadengine.retrieval.budget import estimate_tokens, estimate_tokens_high
+from leadengine.retrieval.cache import cache_dir
+
+#: The values of ``reasoning_effort``.
+EFFORTS = ("low", "medium", "high")
+#: Tokens budgeted (for the tokens-per-minute limit) for an answer without reasoning...
+ANSWER_TOKENS = 400
+#: ...and for a reasoning model's thinking, by effort: rough figures for this prompt,
+#: corrected from the server's usage once it answers (RateLimiter.settle).
+REASONING_TOKENS = {"low": 600, "medium": 1500, "high": 4000}
+#: A request (its prompt counted high, plus its room) is held under this share of the
+#: model's tokens-per-minute limit: a provider refuses a larger one outright (HTTP 413).
+FIT_SHARE = 0.9
+
+REPAIR_PROMPT = (
+    "Your previous answer was not a valid evaluation: {errors}\n"
+    "Reply with only the corrected JSON object with the fields business_name, "
+    "business_type, primary_service, fit_score (integer 0-100), reasoning and "
+    "outreach_angle."
+)
+
+
+class RequestTooLarge(LLMError):
+    """The provider refused a request larger than its tokens-per-minute limit (413)."""
+
+    def __init__(self, message: str, limit: int, requested: int, estimate: int,
+                 room: int) -> None:
+        super().__init__(message)
+        #: The limit, what the provider counted (prompt and room), what this evaluator
+        #: counted of the prompt, and the room asked for.
+        self.limit, self.requested, self.estimate, self.room = (limit, requested, estimate,
+                                                                room)
+
+    def __reduce__(self) -> tuple[type, tuple[str, int, int, int, int]]:
+        # Raised in a shard's process and re-raised in another: rebuilt from its parts.
+        return type(self), (str(self), self.limit, self.requested, self.estimate, self.room)
+
+
+class _ModelGone(Exception):
+    """The model is retired or not served; ``error`` is what to raise if no other model
+    can take over. Never leaves the evaluator."""
+
+    def __init__(self, why: str, error: LeadEngineError) -> None:
+        super().__init__(why)
+        self.why, self.error = why, error
+
+
+class LLMEvaluator:
+    """Evaluates a site by asking a chat model for the JSON evaluation."""
+
+    #: It can write the outreach message too (``Settings.outreach_writer = "llm"``).
+    writes_messages = True
+
+    def __init__(self, settings: Settings, provider: Provider,
+                 client: ChatBackend | None = None, rubric: str | None = None,
+                 rules: Rules | None = None, today: datetime.date | None = None) -> None:
+        if settings.reasoning_effort not in EFFORTS:
+            raise ConfigError(f"reasoning effort {settings.reasoning_effort!r} is not one of: "
+                              f"{', '.join(EFFORTS)} (LEADENGINE_REASONING_EFFORT)")
+        if settings.max_completion_tokens < 1:
+            raise ConfigError("max_completion_tokens must be at least 1 "
+                              "(LEADENGINE_MAX_COMPLETION_TOKENS)")
+        self.settings = settings
+        self.rules = rules
+        self.provider = provider
+        self.name = provider.name
+        self.catalogue = settings.model_catalogue()
+        #: The day lifecycle dates are read against.
+        self.today = today or datetime.date.today()
+        self.base_url = settings.base_url or provider.base_url
+        self.system_prompt = system_prompt(rubric)
+        self.cache = ResponseCache(settings.cache_dir or cache_dir()) if settings.use_cache \
+            else None
+        self.client = client or make_backend(settings, provider,
+                                             base_url_of(settings, provider))
+        #: At most this many requests sent at once (see :meth:`limit_in_flight`).
+        self.in_flight: asyncio.Semaphore | None = None
+        #: The model in use, and the ones that may replace it.
+        self.models = ModelChoice(settings, provider, self.catalogue, self.today)
+        #: Models that refused a sampling parameter: none is sent to them again.
+        self.no_sampling: set[str] = set()
+        #: The server's token counts over this evaluator's high estimate, once a request
+        #: was refused as too large (the estimate is scaled up by it from then on), and
+        #: the tokens-per-minute limit the refusal named, by model.
+        self.scale = 1.0
+        self.refused_at: dict[str, int] = {}
+        #: The rate limits of each model, and the limiter in use.
+        self.rate_limits = RateLimits(settings, provider, self.catalogue)
+        self._capabilities: dict[str, Capabilities] = {}
+        self.models.start()
+        self.limiter: Any = self.rate_limits.limiter_for(self.model)
+
+    # -- the model in use ----------------------------------------------------------------
+
+    def capabilities(self, model: str) -> Capabilities:
+        """What a request to ``model`` may carry (the catalogue's, looked up once)."""
+        found = self._capabilities.get(model)
+        if found is None:
+            found = self._capabilities[model] = self.catalogue.capabilities(self.name, model)
+        return found
+
+    @property
+    def reasoning(self) -> bool:
+        """Whether the model in use thinks before it answers."""
+        return self.capabilities(self.model).reasoning is not None
+
+    def limits(self, model: str) -> dict[str, int | None]:
+        """``model``'s rate limits (:meth:`RateLimits.of`)."""
+        return self.rate_limits.of(model)
+
+    def learn_limits(self, model: str, headers: dict[str, int]) -> None:
+        """Hold the limits the server reported for ``model`` from now on."""
+        if self.rate_limits.learn(model, headers) and model.lower() == self.model.lower() \
+                and isinstance(self.limiter, RateLimiter):
+            self.limiter.change(**self.rate_limits.shares(model))
+
+    def share_limits(self, parts: int) -> None:
+        """Use 1/``parts`` of the rate limits (a batch's shards split them)."""
+        self.rate_limits.parts = max(1, parts)
+        self.limiter = self.rate_limits.limiter_for(self.model)
+
+    def rate_limits_to_share(self) -> tuple[int | None, int | None, int | None, str,
+                                            int | None] | None:
+        """(rpm, tpm, rpd, provider name, tpd) of the limiter in use, for a cluster to
+        hold together; None when it holds none."""
+        limiter = self.limiter
+        if not isinstance(limiter, RateLimiter):
+            return None
+        rpm = int(limiter.requests.capacity) if limiter.requests else None
+        tpm = int(limiter.tokens.capacity) if limiter.tokens else None
+        rpd = limiter.day.limit if limiter.day else None
+        tpd = limiter.day_tokens.limit if limiter.day_tokens else None
+        if rpm is None and tpm is None and rpd is None and tpd is None:
+            return None
+        return rpm, tpm, rpd, str(limiter.name), tpd
+
+    def use_limiter(self, limiter: Any) -> None:
+        """Wait on ``limiter`` (one shared with other processes) whatever the model."""
+        self.rate_limits.shared = self.limiter = limiter
+
+    @property
+    def model(self) -> str:
+        """The model in use (the configured one until it was replaced)."""
+        return self.models.current
+
+    @property
+    def configured_model(self) -> str:
+        """The model the settings ask for."""
+        return self.models.configured
+
+    @property
+    def switches(self) -> list[str]:
+        """One line for each switch of model, in order."""
+        return self.models.switches
+
+    @property
+    def notices(self) -> list[str]:
+        """What a user should hear before the work starts."""
+        return self.models.notices
+
+    async def _switch(self, failed: str, why: str, quota: bool) -> bool:
+        """Use another model than ``failed`` from now on (with its own limits)."""
+        before = self.model
+        switched = await self.models.switch(failed, why, quota, self.client.list_models)
+        if self.model != before:
+            self.limiter = self.rate_limits.limiter_for(self.model)
+        return switched
+
+    # -- requests --------------------------------------------------------------------------
+
+    def limit_in_flight(self, requests: int) -> None:
+        """Send at most ``requests`` requests at once (a batch's ``concurrency``): the
+        places are held by the requests alone, not by the reading, retrieval and checks
+        around them, so a batch keeps that many answers coming."""
+        self.in_flight = asyncio.Semaphore(requests)
+
+    def answer_schema(self, model: str | None = None) -> dict[str, Any] | None:
+        """The strict JSON Schema for models that take one; None = JSON mode (or, where
+        the wire format has none, the backend's JSON-only instruction)."""
+        mode = self.settings.structured_output
+        if mode == "auto":
+            mode = "json_schema" if self.capabilities(model or self.model).schema \
+                else "json_object"
+        return STRICT_ANSWER_SCHEMA if mode == "json_schema" else None
+
+    def request(self, messages: Sequence[Message], room: int,
+                schema: dict[str, Any] | None = None,
+                schema_name: str = "lead_evaluation", model: str | None = None
+                ) -> ChatRequest:
+        """The request to ``model`` (the one in use): at most ``room`` output tokens, the
+        sampling temperature and reasoning effort where the model takes them, and the
+        strict schema (``schema``, for another answer than the evaluation) where it takes
+        one."""
+        model = model or self.model
+        capabilities = self.capabilities(model)
+        effort = capabilities.effort(self.settings.reasoning_effort)
+        sampling = capabilities.sampling and model.lower() not in self.no_sampling
+        strict = self.answer_schema(model)
+        return ChatRequest(model=model, messages=tuple(messages), max_tokens=room,
+                           temperature=self.settings.temperature if sampling else None,
+                           schema=strict if schema is None or strict is None else schema,
+                           schema_name=schema_name, reasoning_effort=effort)
+
+    def budget(self, messages: Sequence[Message], answer: int) -> int:
+        """Tokens the request is expected to cost: its prompt plus ``answer``."""
+        return sum(estimate_tokens(m.text) for m in messages) + answer
+
+    def expected_answer(self, room: int) -> int:
+        """Output tokens a request is expected to use (never more than its room)."""
+        thinking = REASONING_TOKENS[self.settings.reasoning_effort] if self.reasoning else 0
+        return min(room, ANSWER_TOKENS + thinking)
+
+    def request_cap(self) -> int | None:
+        """The most tokens one request may count (prompt and room) for the model in use:
+        its whole tokens-per-minute limit (not a shard's share of it), or the limit a
+        refusal named, if lower."""
+        caps = [cap for cap in (self.limits(self.model)["tpm"],
+                                self.refused_at.get(self.model.lower())) if cap]
+        return min(caps) if caps else None
+
+    def high_tokens(self, messages: Sequence[Message]) -> int:
+        """The prompt's tokens counted high (scaled by what a refusal taught)."""
+        return int(sum(estimate_tokens_high(m.text) for m in messages) * self.scale) + 1
+
+    # -- judging ---------------------------------------------------------------------------
+
+    def prompt(self, facts: SiteFacts, hits: Sequence[Hit], text: str | None = None
+               ) -> tuple[list[Message], str, list[str]]:
+        """The messages for ``facts`` (the pages' ``text`` given, or all of it), the
+        content they fence, and the sentences taken out of its facts section."""
+        content, removed = prompt_content(facts, text)
+        messages = [Message(m["role"], m["content"]) for m in build_messages(
+            fence(content), [h.text for h in hits], system_prompt=self.system_prompt)]
+        return messages, content, removed
+
+    def fitted(self, facts: SiteFacts, hits: Sequence[Hit]
+               ) -> tuple[list[Message], str, list[str], str | None]:
+        """:meth:`prompt`, with the pages' text cut where the request would not fit the
+        model's tokens-per-minute limit; the warning that says so, if it was cut."""
+        messages, content, removed = self.prompt(facts, hits)
+        cap = self.request_cap()
+        if cap is None:
+            return messages, content, removed, None
+        allowed = int(cap * FIT_SHARE) - self.settings.max_completion_tokens
+        text, length = facts.text, len(facts.text)
+        for _ in range(6):
+            over = self.high_tokens(messages) - allowed
+            if over <= 0 or not text:
+                break
+            own = max(1, int(estimate_tokens_high(text) * self.scale))
+            text = text[:max(0, int(len(text) * (own - over) / own) - 16)]
+            messages, content, removed = self.prompt(facts, hits, text)
+        if len(text) == length:
+            return messages, content, removed, None
+        return messages, content, removed, (
+            f"the pages' text was cut from {length:,} to {len(text):,} characters to fit "
+            f"{self.name}'s limit of {cap:,} tokens per minute for {self.model!r}")
+
+    async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
+        """The model's verdict on the facts and the pages' text, held to the facts."""
+        messages, content, removed, cut = self.fitted(facts, hits)
+        usage = Usage(tokens={"prompt_estimate": sum(estimate_tokens(m.text)
+                                                     for m in messages),
+                              "prompt": 0, "completion": 0})
+        try:
+            answer = await self.complete(messages, usage)
+        except RequestTooLarge as exc:
+            # The provider counts this page's tokens higher than the estimate: learn by
+            # how much, cut the text to fit, and ask once more.
+            counted = max(1, exc.requested - exc.room)
+            self.scale = max(self.scale, self.scale * counted / max(1, exc.estimate) * 1.05)
+            self.refused_at[self.model.lower()] = exc.limit
+            messages, content, removed, cut = self.fitted(facts, hits)
+            answer = await self.complete(messages, usage)
+        try:
+            judgement = parse_judgement(answer)
+        except ValueError as first_error:
+            messages += [Message("assistant", answer),
+                         Message("user", REPAIR_PROMPT.format(errors=first_error))]
+            answer = await self.complete(messages, usage)
+            try:
+                judgement = parse_judgement(answer)
+            except ValueError as error:
+                raise LLMError(f"{self.name} model {usage.model or self.model!r} did not "
+                               "return a valid evaluation after one repair attempt: "
+                               f"{error}") from None
+        model = usage.model or self.model
+        fields, warnings = hold_to_facts(judgement.model_dump(), facts, content, removed,
+                                        self.rules)
+        instead = self.models.reason(model)
+        if instead is not None:
+            warnings.insert(0, instead)
+        if cut:
+            warnings.append(cut)
+        cached = usage.paid == 0
+        return Verdict(**fields, warnings=warnings, tokens=usage.tokens, cached=cached,
+                       model=model, cost_usd=0.0 if cached else price(
+                           self.settings, self.name, model, usage.tokens))
+
+    async def complete(self, messages: list[Message], usage: Usage,
+                       check: Callable[[str], object] | None = None,
+                       schema: dict[str, Any] | None = None,
+                       schema_name: str = "lead_evaluation") -> str:
+        """The answer to ``messages`` (from the cache when it holds one), from the model
+        in use or, when it is gone or out of quota, the one that replaces it; ``check``
+        raises ValueError on an answer not worth caching (default: not a valid
+        evaluation). ``usage`` is told what it cost and which model answered."""
+        while True:
+            model = self.model
+            try:
+                return await self._complete(model, messages, usage,
+                                            check or parse_judgement, schema, schema_name)
+            except _ModelGone as gone:
+                if not await self._switch(model, gone.why, quota=False):
+                    raise gone.error from None
+            except QuotaExhausted as exc:
+                if not await self._switch(model, "used up its daily quota", quota=True):
+                    raise exc from None
+
+    async def _complete(self, model: str, messages: list[Message], usage: Usage,
+                        check: Callable[[str], object], schema: dict[str, Any] | None,
+                        schema_name: str) -> str:
+        room = self.settings.max_completion_tokens
+        request = self.request(messages, room, schema, schema_name, model)
+        key = {**request.as_key(), "provider": self.name, "base_url": self.base_url,
+               "backend": self.provider.backend}
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                usage.cached += 1
+                usage.model = model
+                usage.add({name: int(hit["usage"][name])
+                           for name in ("prompt", "completion", "reasoning")
+                           if name in hit["usage"]})
+                return str(hit["content"])
+        response = await self._post(request, self.expected_answer(room), usage)
+        counts = _usage(response)
+        if response.cut:
+            # Cut short (a reasoning model may spend all its room thinking): the text is
+            # no answer to repair, so ask once more with twice the room (within the
+            # tokens-per-minute limit).
+            cap = self.request_cap()
+            room *= 2
+            if cap is not None:
+                room = max(request.max_tokens,
+                           min(room, int(cap * FIT_SHARE) - self.high_tokens(messages)))
+            # It needed more than its room: budget what it wrote plus an answer (the
+            # whole room when the server did not say).
+            used = response.completion_tokens
+            expected = min(room, used + ANSWER_TOKENS) if used else room
+            response = await self._post(replace(request, max_tokens=room), expected, usage)
+            for name, count in _usage(response).items():
+                counts[name] = counts.get(name, 0) + count
+            if response.cut:
+                lower = " or lower LEADENGINE_REASONING_EFFORT" if self.reasoning else ""
+                client = self.client
+                raise LLMError(f"{self.name} model {model!r} ran out of room "
+                               f"({client.stop_field}={response.finish_reason}, "
+                               f"{client.room_field}={room}): "
+                               f"raise LEADENGINE_MAX_COMPLETION_TOKENS{lower}")
+        usage.model = model
+        content = response.content
+        if self.cache is not None:
+            try:
+                check(content)
+            except ValueError:
+                return content  # only valid answers are worth keeping
+            # Kept under the first request's key, so the next identical run gets the
+            # answer without first paying for the cut one again.
+            self.cache.put(key, content, counts)
+        return content
+
+    async def _post(self, request: ChatRequest, answer: int, usage: Usage) -> ChatResult:
+        """One paid request within the rate limits; its usage added to ``usage``. A
+        model that refuses the sampling temperature is asked again without it."""
+        while True:
+            budget = self.budget(request.messages, answer)
+            await self.limiter.acquire(budget)
+            try:
+                if self.in_flight is None:
+                    response = await self.client.complete(request)
+                else:
+                    async with self.in_flight:
+                        response = await self.client.complete(request)
+            except ChatError as exc:
+                if request.temperature is not None and sampling_refused(exc):
+                    self.no_sampling.add(request.model.lower())
+                    request = replace(request, temperature=None)
+                    continue
+                raise self._refusal(exc, request) from None
+            break
+        usage.paid += 1
+        self.limiter.settle(budget, response.prompt_tokens + response.completion_tokens)
+        if response.limits:
+            self.learn_limits(request.model, response.limits)
+        usage.add(_usage(response))
+        return response
+
+    def _refusal(self, exc: ChatError, request: ChatRequest) -> Exception:
+        """What a request that failed for good means: the model is gone (the evaluator
+        may switch), its day's quota is used up, the request is too large for the
+        tokens-per-minute limit, or a one-line error that says what to fix."""
+        model = request.model
+        failure = request_failure(exc, self.settings, self.provider, self.base_url, model)
+        if model_gone(exc):
+            return _ModelGone(why_gone(exc), failure)
+        if daily_limit(exc):
+            return QuotaExhausted(f"{self.name} model {model!r} has used up its daily "
+                                  f"quota: {exc.message[:200]}")
+        sizes = too_large(exc)
+        if sizes is not None:
+            limit, requested = sizes
+            return RequestTooLarge(f"{self.name} refused a request of {requested:,} tokens "
+                                   f"for {model!r} (its limit is {limit:,} tokens per "
+                                   "minute)", limit, requested,
+                                   self.high_tokens(request.messages), request.max_tokens)
+        return failure
+
+
+def _usage(response: ChatResult) -> dict[str, int]:
+    """The response's token counts as the evaluation's ``tokens`` names them;
+    ``reasoning`` only when the server reported reasoning tokens."""
+    usage = {"prompt": response.prompt_tokens, "completion": response.completion_tokens}
+    if response.reasoning_tokens:
+        usage["reasoning"] = response.reasoning_tokens
+    return usage
+
+
+def price(settings: Settings, provider: str, model: str, tokens: dict[str, int]
+          ) -> float | None:
+    """USD for the tokens used, at the model's price (None when it is not known)."""
+    rates = settings.price_of(provider, model)
+    if rates is None:
+        return None
+    per_input, per_output = rates
+    return round((tokens["prompt"] * per_input + tokens["completion"] * per_output) / 1e6, 8)
