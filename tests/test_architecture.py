@@ -216,6 +216,103 @@ def test_no_import_cycles_counting_imports_inside_functions() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
+# --- layers: who may import whom --------------------------------------------------------
+
+#: The packages (and the top-level modules beside them), lowest first: each may import
+#: only those below it. The one place the layering is written: docs/architecture.md shows
+#: it, and a test keeps the page and this list the same. ``leadengine`` itself (its
+#: ``__init__``, which imports its public names lazily) and ``exports`` stand outside.
+LAYERS = ("errors", "exports", "config", "knowledge", "retrieval", "website", "facts",
+          "judgement", "output", "store", "pipeline", "batch", "app", "cli", "__main__")
+
+
+def layer_of(module: str) -> str:
+    """``leadengine.website.load`` -> ``website``; ``leadengine`` -> ``leadengine``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def test_every_package_has_a_layer() -> None:
+    tops = {p.stem if p.is_file() else p.name for p in PACKAGE.iterdir()
+            if (p.suffix == ".py" or (p / "__init__.py").exists()) and p.name != "__init__.py"}
+    assert tops == set(LAYERS)
+
+
+def test_imports_run_down_the_layers() -> None:
+    """Counting imports inside functions: website never imports facts, judgement, store
+    or app; facts never judgement; knowledge never retrieval; and so on down the list."""
+    rank = {name: index for index, name in enumerate(LAYERS)}
+    upward = sorted(f"{module} -> {target}"
+                    for module, targets in import_graph(late=True).items()
+                    for target in targets
+                    if layer_of(module) != "leadengine" and layer_of(target) != "leadengine"
+                    and rank[layer_of(target)] > rank[layer_of(module)])
+    assert not upward, "imports running up the layers:\n" + "\n".join(upward)
+
+
+def from_imports(package: Path = PACKAGE) -> list[tuple[str, str, list[str]]]:
+    """(importing module, imported module, names) of every ``from leadengine... import``
+    in the package that can run (not under ``TYPE_CHECKING``)."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        module = module_name(path, package)
+        for node in all_import_nodes(ast.parse(path.read_text(encoding="utf-8")).body):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("leadengine"):
+                found.append((module, node.module or "", [a.name for a in node.names]))
+    return found
+
+
+def test_no_private_name_is_imported_across_packages() -> None:
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.endswith("__")
+
+    crossing = sorted(f"{module}: {', '.join(filter(private, names))} from {source}"
+                      for module, source, names in from_imports()
+                      if layer_of(module) != layer_of(source) and any(map(private, names)))
+    assert not crossing, crossing
+
+
+def test_app_and_cli_use_packages_public_names_only() -> None:
+    """The workspace and the command line import other packages' names from the package
+    (``from leadengine.store import Store``), and only names in its ``__all__``."""
+    import importlib
+
+    found = []
+    for module, source, names in from_imports():
+        if layer_of(module) not in ("app", "cli") or layer_of(source) == layer_of(module):
+            continue
+        if source.count(".") > 1:
+            found.append(f"{module}: from {source} (a module inside a package)")
+        elif source != "leadengine" and layer_of(source) not in ("errors", "pipeline"):
+            public = importlib.import_module(source).__all__
+            found += [f"{module}: {name} is not in {source}.__all__"
+                      for name in names if name not in public]
+    assert not found, found
+
+
+@pytest.mark.parametrize("package", sorted(
+    module_name(path, PACKAGE) for path in PACKAGE.rglob("__init__.py")
+    if "_EXPORTS" in path.read_text(encoding="utf-8")))
+def test_a_package_s_lazy_exports_resolve_and_match_its_type_imports(package: str) -> None:
+    """A lazily exported name is in the table, in ``__all__``, imported for type checkers
+    from the same module, and there."""
+    import importlib
+
+    path = PACKAGE.parent.joinpath(*package.split("."), "__init__.py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for_types = {alias.name: node.module for top in tree.body
+                 if isinstance(top, ast.If) and is_type_checking(top.test)
+                 for node in top.body if isinstance(node, ast.ImportFrom)
+                 for alias in node.names}
+    module = importlib.import_module(package)
+    table = module._EXPORTS
+    if package != "leadengine":  # the top's table is pinned by test_exported_members
+        assert for_types == table
+    assert set(table) <= set(module.__all__) == set(dir(module))
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+
+
 def printed_json(code: str) -> Any:
     """What ``code``, run in a new Python process, prints as JSON (a fresh process: the
     modules it imports are its own, not the test run's)."""

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from leadengine.app.leads import EXPORTS, MAX_SELECTION, IdList, board_query, export_file
 from leadengine.app.shared import check_api_csrf, user, workspace
-from leadengine.store.workspace import (
+from leadengine.store import (
     MAX_NOTE,
     STATUSES,
     BoardQuery,

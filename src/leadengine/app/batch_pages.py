@@ -23,7 +23,7 @@ from leadengine.app.batch_routes import (
 from leadengine.app.jobs import MAX_ROWS, MAX_UPLOAD, read_upload, rows_of_urls
 from leadengine.app.leads import row_id
 from leadengine.app.shared import form_refusal, render, workspace
-from leadengine.config.redact import safe_message
+from leadengine.config import safe_message
 from leadengine.errors import ConfigError
 
 router = APIRouter()
@@ -118,7 +118,7 @@ async def batch_reevaluate(request: Request) -> Response:
     refused = form_refusal(request, str(form.get("csrf") or ""))
     if refused is not None:
         return refused
-    from leadengine.store.workspace import lead
+    from leadengine.store import lead
 
     ids = [i for v in form.getlist("ids") if isinstance(v, str) and (i := row_id(v))]
     engine = workspace(request).store.engine

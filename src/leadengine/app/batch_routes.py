@@ -33,10 +33,8 @@ from leadengine.app.jobs import (
     web_url,
 )
 from leadengine.app.shared import check_api_csrf, session, user, workspace
-from leadengine.batch.input import Row
-from leadengine.config import Settings
-from leadengine.config.providers import PROVIDERS
-from leadengine.config.redact import safe_message
+from leadengine.batch import Row
+from leadengine.config import PROVIDERS, Settings, safe_message
 from leadengine.errors import ConfigError, LeadEngineError
 
 router = APIRouter()

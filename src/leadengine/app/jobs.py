@@ -25,10 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from leadengine.batch.input import Row, read_rows
-from leadengine.batch.summary import Summary
-from leadengine.config import Settings
-from leadengine.config.redact import safe_message
+from leadengine.batch import Row, Summary, read_rows
+from leadengine.config import Settings, safe_message
 from leadengine.errors import ConfigError, LeadEngineError
 
 #: Rows one batch may have (a larger list is refused when it is submitted).
@@ -196,7 +194,7 @@ class Jobs:
         """Queue a batch; its evaluator is made first, so a missing API key is refused
         now (ConfigError), not when the batch starts."""
         settings.resolve_provider()
-        from leadengine.judgement.evaluators import make_evaluator
+        from leadengine.judgement import make_evaluator
         from leadengine.pipeline import load_knowledge
 
         make_evaluator(settings, load_knowledge(settings))

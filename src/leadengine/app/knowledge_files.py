@@ -30,7 +30,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from leadengine.errors import KnowledgeError
-from leadengine.knowledge.base import Knowledge, default_knowledge_dir
+from leadengine.knowledge import Knowledge, default_knowledge_dir
 
 #: Largest file text accepted, in UTF-8 bytes. The request body limit
 #: (``server.MAX_BODY``, 64 KiB) is reached first by a form or JSON body holding more,

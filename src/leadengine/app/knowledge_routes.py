@@ -33,7 +33,7 @@ from leadengine.app.knowledge_files import (
 )
 from leadengine.app.shared import check_api_csrf, form_refusal, render, workspace
 from leadengine.errors import KnowledgeError
-from leadengine.knowledge.base import Document, Knowledge, parse_document
+from leadengine.knowledge import Document, Knowledge, parse_document
 
 router = APIRouter()
 

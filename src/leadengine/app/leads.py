@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from pydantic import StringConstraints
 
 from leadengine.app.shared import workspace
-from leadengine.store.workspace import (
+from leadengine.store import (
     BANDS,
     SORTS,
     STATUSES,
@@ -72,7 +72,7 @@ def export_file(request: Request, query: BoardQuery, fmt: str, selection: list[i
                 ) -> Response:
     """The board's matching leads (only ``selection`` if given) as a CSV or XLSX
     download (the API's GET and the board's form post both answer with it)."""
-    from leadengine.output.export import write_csv, write_xlsx
+    from leadengine.output import write_csv, write_xlsx
 
     records = export_records(workspace(request).store.engine, query, selection)
     if fmt == "csv":

@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from leadengine.judgement.ratelimit import Bucket
+from leadengine.judgement import Bucket
 
 #: Requests per minute per caller, by kind.
 LIMITS = {"evaluate": 30, "batch": 10}

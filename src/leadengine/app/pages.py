@@ -20,8 +20,16 @@ from leadengine.app.shared import (
     user,
     workspace,
 )
-from leadengine.output import report
-from leadengine.store.workspace import (
+from leadengine.output import (
+    contacts,
+    found_signals,
+    maturity,
+    missing_signals,
+    provenance,
+    render_report,
+    sources,
+)
+from leadengine.store import (
     BANDS,
     FACETS,
     STATUSES,
@@ -113,11 +121,11 @@ def lead_page(request: Request, lead_id: int) -> HTMLResponse:
     return render(
         request, "lead.html", lead=found, data=data, href=href, statuses=STATUSES,
         found=[(label, evidence, href(evidence))
-               for label, evidence in report.found_signals(data)],
-        missing=report.missing_signals(data),
-        contacts=[(kind, value, href(value)) for kind, value in report.contacts(data)],
-        maturity=report.maturity(data), sources=report.sources(data),
-        provenance=report.provenance(data), text=report.render_report(data, "text"),
+               for label, evidence in found_signals(data)],
+        missing=missing_signals(data),
+        contacts=[(kind, value, href(value)) for kind, value in contacts(data)],
+        maturity=maturity(data), sources=sources(data),
+        provenance=provenance(data), text=render_report(data, "text"),
         raw=json.dumps(data, ensure_ascii=False, indent=2))
 
 

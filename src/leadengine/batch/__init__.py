@@ -7,8 +7,10 @@ stop.
 * :mod:`~leadengine.batch.input` and :mod:`~leadengine.batch.lines`: the input's rows,
   whatever its encoding, delimiter or damage;
 * :mod:`~leadengine.batch.summary`: what a run did, in one line;
-* :mod:`~leadengine.batch.shards`, :mod:`~leadengine.batch.handout` and
-  :mod:`~leadengine.batch.preload`: the run on every core, in processes of its own;
+* :mod:`~leadengine.batch.shards` (the parent), :mod:`~leadengine.batch.shard` (a
+  shard's process), :mod:`~leadengine.batch.messages` (what they say),
+  :mod:`~leadengine.batch.handout` and :mod:`~leadengine.batch.preload`: the run on
+  every core, in processes of its own;
 * :mod:`~leadengine.batch.turns`: the CPU-heavy steps taking turns of the event loop;
 * :mod:`~leadengine.batch.ray`: the same run on a Ray cluster.
 
@@ -17,11 +19,13 @@ The names below are what callers outside the package use.
 
 from leadengine.batch.input import STDIN, Row, input_is_seekable, read_rows, sniff_delimiter
 from leadengine.batch.local import run_batch
+from leadengine.batch.preload import warm
+from leadengine.batch.ray import RayOptions, run_batch_on_ray
 from leadengine.batch.run import CLAIM_CHUNK, BatchOptions, BatchRun, progress_log
 from leadengine.batch.summary import Summary, failure_reason
 
 __all__ = [
-    "CLAIM_CHUNK", "STDIN", "BatchOptions", "BatchRun", "Row", "Summary", "failure_reason",
-    "input_is_seekable", "progress_log", "read_rows", "run_batch",
-    "sniff_delimiter",
+    "CLAIM_CHUNK", "STDIN", "BatchOptions", "BatchRun", "RayOptions", "Row", "Summary",
+    "failure_reason", "input_is_seekable", "progress_log", "read_rows", "run_batch",
+    "run_batch_on_ray", "sniff_delimiter", "warm",
 ]

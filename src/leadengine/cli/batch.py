@@ -32,14 +32,13 @@ from leadengine.cli.common import (
     method_option,
     outreach_option,
 )
-from leadengine.config.redact import safe_message
+from leadengine.config import safe_message
 from leadengine.errors import ConfigError, LeadEngineError
 
 if TYPE_CHECKING:
-    from leadengine.batch import BatchOptions
-    from leadengine.batch.summary import Summary
+    from leadengine.batch import BatchOptions, Summary
     from leadengine.config import Settings
-    from leadengine.retrieval.knowledge_base import KnowledgeBase
+    from leadengine.retrieval import KnowledgeBase
     from leadengine.store import Order, Store
 
 T = TypeVar("T")
@@ -145,10 +144,9 @@ def _run_local(input_path: Path, settings: Settings, kb: KnowledgeBase, store: S
     # Start-up, like the imports: what every page read consults (the taxonomy, gazetteer
     # and service catalogue) is loaded before the run starts, in this process, which its
     # shards are forked from (not on the first row).
-    import leadengine.batch.preload
-    from leadengine.batch import run_batch
+    from leadengine.batch import run_batch, warm
 
-    leadengine.batch.preload.warm(kb)
+    warm(kb)
 
     if sys.stderr.isatty():
         return _run_with_progress_bar(input_path, settings, kb, store, options, encoding)
@@ -161,7 +159,7 @@ def _run_on_ray(input_path: Path, settings: Settings, kb: KnowledgeBase, store: 
                 address: str | None, options: BatchOptions, encoding: str | None
                 ) -> Summary:
     """The batch on a Ray cluster; Ctrl-C stops its tasks (what is stored stays)."""
-    from leadengine.batch.ray import RayOptions, run_batch_on_ray
+    from leadengine.batch import RayOptions, run_batch_on_ray
 
     click.echo(f"batch: running on Ray ({address or 'a local instance'})", err=True)
     try:
@@ -330,7 +328,7 @@ def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int |
            include_failed: bool, order: str | None, bom: bool | None,
            output: Path | None) -> None:
     """Export stored evaluations (CSV is flat and CRM-ready, input columns first)."""
-    from leadengine.output import export as exporting
+    from leadengine.output import WRITERS, write_xlsx
 
     fmt = fmt or _format_of(output)
     if fmt == "xlsx" and output is None and sys.stdout.isatty():
@@ -347,13 +345,13 @@ def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int |
     if fmt == "xlsx":
         assert failures is not None
         target: Path | IO[bytes] = output if output is not None else sys.stdout.buffer
-        count = exporting.write_xlsx(records, target, failures, include_failed, interleave)
+        count = write_xlsx(records, target, failures, include_failed, interleave)
     elif output is None:
         count = _write_stdout(fmt, records, failures, interleave, bom)
     else:
         encoding = "utf-8-sig" if fmt == "csv" and bom is not False else "utf-8"
         with output.open("w", encoding=encoding, newline="") as handle:
-            count = exporting.WRITERS[fmt](records, handle, failures, interleave)
+            count = WRITERS[fmt](records, handle, failures, interleave)
     if output is not None:
         failed = (f" and {len(failures)} failure{'s' if len(failures) != 1 else ''}"
                   if failures else "")
@@ -369,7 +367,7 @@ def _write_stdout(fmt: str, records: Any, failures: list[dict[str, Any]] | None,
                   interleave: bool, bom: bool | None) -> int:
     import io
 
-    from leadengine.output.export import WRITERS
+    from leadengine.output import WRITERS
 
     if fmt != "csv":
         return WRITERS[fmt](records, sys.stdout, failures, interleave)
@@ -438,7 +436,7 @@ def show(url: str, db: str | None, fmt: str | None) -> None:
     """Print the stored evaluation of URL (a URL, domain, or saved HTML file or folder, as
     given to `batch`). For a URL that failed, say why on stderr and exit 1."""
     from leadengine.batch import failure_reason
-    from leadengine.website.urls import normalise_url
+    from leadengine.website import normalise_url
 
     settings = _settings()
     store = _store(db or settings.db, create=False)
@@ -454,7 +452,7 @@ def show(url: str, db: str | None, fmt: str | None) -> None:
     if fmt == "json":
         click.echo(json.dumps(record, ensure_ascii=False, indent=2))
         return
-    from leadengine.output.report import render_report
+    from leadengine.output import render_report
 
     click.echo(render_report(record, fmt, _bands(settings)))
 

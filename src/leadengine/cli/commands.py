@@ -35,13 +35,12 @@ from leadengine.cli.models import models
 from leadengine.cli.serve import serve
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
-from leadengine.output.report import FORMATS
+from leadengine.output import FORMATS
 from leadengine.retrieval import METHODS
 
 if TYPE_CHECKING:
-    from leadengine.judgement.evaluation import Evaluation
-    from leadengine.judgement.evaluators import Evaluator
-    from leadengine.retrieval.knowledge_base import KnowledgeBase
+    from leadengine.judgement import Evaluation, Evaluator
+    from leadengine.retrieval import KnowledgeBase
 
 __all__ = ["_run_with_progress_bar", "cli", "main", "seed_main"]
 
@@ -105,7 +104,7 @@ def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
 def _present(results: list[Evaluation], fmt: str, bands: dict[str, int]) -> str:
     """Evaluations as one JSON value (an object, or an array for several) or as reports
     separated by a rule."""
-    from leadengine.output.report import render_report
+    from leadengine.output import render_report
 
     if not results:
         return ""
@@ -120,8 +119,7 @@ def _present(results: list[Evaluation], fmt: str, bands: dict[str, int]) -> str:
 async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: KnowledgeBase,
                         evaluator: Evaluator) -> tuple[list[Evaluation], int]:
     from leadengine.pipeline import evaluate_site
-    from leadengine.website.load import load_site
-    from leadengine.website.urls import lead_target
+    from leadengine.website import lead_target, load_site
 
     results: list[Evaluation] = []
     failed = 0
@@ -143,7 +141,7 @@ async def _evaluate_all(targets: tuple[str, ...], settings: Settings, kb: Knowle
 @guarded
 def schema() -> None:
     """Print the JSON Schema of the evaluation output."""
-    from leadengine.judgement.evaluation import Evaluation
+    from leadengine.judgement import Evaluation
 
     click.echo(json.dumps(Evaluation.model_json_schema(), indent=2))
 
@@ -169,7 +167,7 @@ def compare(target: str, provider: str | None, model: str | None,
                          allow_private=allow_private,
                          respect_robots=False if ignore_robots else None, max_pages=max_pages)
     from leadengine.pipeline import evaluate_site
-    from leadengine.website.load import load_site
+    from leadengine.website import load_site
 
     kb = _knowledge(settings)
     evaluator = _evaluator(settings, kb)
@@ -229,8 +227,7 @@ def compare_table(with_rag: Any, without: Any) -> str:
 def profile(target: str, as_json: bool, allow_private: bool | None,
             ignore_robots: bool | None, max_pages: int | None) -> None:
     """Crawl a website and show what it reveals: contacts, signals with evidence, pages."""
-    from leadengine.website.load import load_site
-    from leadengine.website.profile import build_profile, profile_summary
+    from leadengine.website import build_profile, load_site, profile_summary
 
     settings = _settings(allow_private=allow_private, max_pages=max_pages,
                          respect_robots=False if ignore_robots else None)
@@ -338,7 +335,7 @@ def _words(words: dict[str, dict[str, Any]]) -> str:
 def kb_eval(qrels: Path, knowledge_dir: Path | None, methods: tuple[str, ...],
             as_json: bool) -> None:
     """Measure retrieval on judged queries: nDCG@3, Recall@3, MRR@10, latency."""
-    from leadengine.retrieval.metrics import format_table, load_qrels, score_methods
+    from leadengine.retrieval import format_table, load_qrels, score_methods
 
     judged = load_qrels(qrels)
     knowledge = _knowledge(_settings(knowledge_dir=knowledge_dir))
@@ -384,7 +381,7 @@ def eval_judge(labels: Path, provider: str | None, model: str | None,
     examples/judge-labels.jsonl): the accuracy of each, and every miss."""
     import json
 
-    from leadengine.judgement.judge_eval import read_labels, score
+    from leadengine.judgement import read_labels, score
     from leadengine.pipeline import evaluate_labels
 
     settings = _settings(provider=provider, model=model, temperature=temperature,

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from leadengine.config import PROVIDERS, Settings, debug_enabled
-from leadengine.config.redact import safe_message
+from leadengine.config import PROVIDERS, Settings, debug_enabled, safe_message
 from leadengine.errors import LeadEngineError
 from leadengine.retrieval import METHODS
 
 if TYPE_CHECKING:
-    from leadengine.judgement.evaluators import Evaluator
-    from leadengine.retrieval.knowledge_base import KnowledgeBase
+    from leadengine.judgement import Evaluator
+    from leadengine.retrieval import KnowledgeBase
 
 T = TypeVar("T")
 
@@ -95,7 +94,7 @@ def _settings(**options: Any) -> Settings:
     if chosen or "leadengine.retrieval.tokenize" in sys.modules:
         # leadengine.toml and .env are unseen by the tokeniser (it reads the environment
         # itself), so it is told; imported only then, as it costs ~40 ms.
-        from leadengine.retrieval.tokenize import use_segmenter
+        from leadengine.retrieval import use_segmenter
 
         use_segmenter(settings.segmenter if chosen else None)
     for note in settings.relaxations():
@@ -111,7 +110,7 @@ _announced: set[str] = set()
 
 
 def _knowledge(settings: Settings) -> KnowledgeBase:
-    from leadengine.retrieval.knowledge_base import KnowledgeBase
+    from leadengine.retrieval import KnowledgeBase
 
     return KnowledgeBase.from_settings(settings)
 
@@ -124,7 +123,7 @@ OFFLINE_NOTICE = ("notice: no LLM configured (set GROQ_API_KEY or --provider); u
 def _evaluator(settings: Settings, kb: KnowledgeBase) -> Evaluator:
     """The evaluator for a command that evaluates; says so on stderr (once) when it is
     the offline one because nothing else was configured."""
-    from leadengine.judgement.evaluators import make_evaluator
+    from leadengine.judgement import make_evaluator
 
     evaluator = make_evaluator(settings, kb)
     if settings.provider is None and evaluator.name == "heuristic":

@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from leadengine.cli.common import _run, _settings, guarded
-from leadengine.config.providers import PROVIDERS
+from leadengine.config import PROVIDERS
 
 if TYPE_CHECKING:
-    from leadengine.judgement.evaluators.backends import ModelInfo, ModelListing
-    from leadengine.judgement.evaluators.model_check import ModelCheck
+    from leadengine.judgement import ModelCheck, ModelInfo, ModelListing
 
 
 @click.command()
@@ -42,7 +41,7 @@ def models(provider: str | None, base_url: str | None, model: str | None, check:
 
     settings = _settings(provider=provider, base_url=base_url, model=model)
     if check:
-        from leadengine.judgement.evaluators.model_check import check_model
+        from leadengine.judgement import check_model
 
         found = _run(check_model(settings))
         click.echo(json.dumps(_check_dict(found), indent=2) if as_json
@@ -50,7 +49,7 @@ def models(provider: str | None, base_url: str | None, model: str | None, check:
         if not found.ok:
             sys.exit(1)
         return
-    from leadengine.judgement.evaluators.backends import list_models
+    from leadengine.judgement import list_models
 
     listing = _run(list_models(settings))
     click.echo(json.dumps(_as_dict(listing), indent=2) if as_json else _table(listing))

@@ -24,6 +24,7 @@ from leadengine.config.groups import (
     RetrievalSettings,
 )
 from leadengine.config.providers import PROVIDERS, Provider
+from leadengine.config.redact import redact, safe_message
 from leadengine.config.settings import ENV_VARS, Settings, debug_enabled, env_setting
 
 __all__ = [
@@ -39,4 +40,6 @@ __all__ = [
     "Settings",
     "debug_enabled",
     "env_setting",
+    "redact",
+    "safe_message",
 ]

@@ -1,0 +1,51 @@
+"""The team's knowledge: every markdown file of the knowledge directory, as documents and
+sections, and the rules their front matter holds.
+
+* :mod:`~leadengine.knowledge.base`: :class:`Knowledge` (the loaded files: documents,
+  sections, rules, a version), :class:`Document`, :class:`Section`;
+* :mod:`~leadengine.knowledge.rules`: the front matter's rules (rubric, angles,
+  industries, exclusions, outreach templates), validated;
+* :mod:`~leadengine.knowledge.keywords`: the keyword counter the rules' conditions use;
+* :mod:`~leadengine.knowledge.signal_names`: the signals rules may test, with labels;
+* :mod:`~leadengine.knowledge.yaml_data` and :mod:`~leadengine.knowledge.text_scan`:
+  reading the team's YAML data safely, and scanning text for many phrases at once.
+
+It never imports :mod:`leadengine.retrieval`: the index reads the knowledge, and
+:class:`leadengine.KnowledgeBase` (the knowledge with ``retrieve``) is retrieval's.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from leadengine.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from leadengine.knowledge.base import (
+        SEMANTIC_MAX_PASSAGES,
+        Document,
+        Knowledge,
+        Section,
+        default_knowledge_dir,
+        parse_document,
+    )
+    from leadengine.knowledge.keywords import KeywordCounter
+    from leadengine.knowledge.rules import Rules
+
+#: Public name -> the module that defines it (imported on first use).
+_EXPORTS = {
+    "SEMANTIC_MAX_PASSAGES": "leadengine.knowledge.base",
+    "Document": "leadengine.knowledge.base",
+    "Knowledge": "leadengine.knowledge.base",
+    "Section": "leadengine.knowledge.base",
+    "default_knowledge_dir": "leadengine.knowledge.base",
+    "parse_document": "leadengine.knowledge.base",
+    "Rules": "leadengine.knowledge.rules",
+    "KeywordCounter": "leadengine.knowledge.keywords",
+}
+
+__all__ = [
+    "SEMANTIC_MAX_PASSAGES", "Document", "KeywordCounter", "Knowledge", "Rules", "Section",
+    "default_knowledge_dir", "parse_document"
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

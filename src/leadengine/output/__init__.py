@@ -15,13 +15,20 @@ from leadengine.output.report import (
     FORMATS,
     KEY_SIGNALS,
     city,
+    contacts,
+    found_signals,
     markdown_report,
+    maturity,
+    missing_signals,
+    provenance,
     render_report,
+    sources,
     text_report,
 )
 
 __all__ = [
-    "FORMATS", "KEY_SIGNALS", "WRITERS", "city", "flatten",
-    "lead_table", "markdown_report", "neutralise", "neutralise_xlsx", "render_report",
-    "text_report", "write_csv", "write_xlsx",
+    "FORMATS", "KEY_SIGNALS", "WRITERS", "city", "contacts", "flatten", "found_signals",
+    "lead_table", "markdown_report", "maturity", "missing_signals", "neutralise",
+    "neutralise_xlsx", "provenance", "render_report", "sources", "text_report", "write_csv",
+    "write_xlsx",
 ]

@@ -11,7 +11,33 @@ This package's ``__init__`` exports what every method shares (:class:`Hit`, the
 modules (numpy, bm25s, the embedder) are imported by the factories when first built.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from leadengine.exports import lazy_exports
 from leadengine.retrieval.hits import Hit, Retriever, best_indices, status
 from leadengine.retrieval.methods import METHODS, build_retriever
 
-__all__ = ["METHODS", "Hit", "Retriever", "best_indices", "build_retriever", "status"]
+if TYPE_CHECKING:
+    from leadengine.retrieval.knowledge_base import KnowledgeBase
+    from leadengine.retrieval.metrics import format_table, load_qrels, score_methods
+    from leadengine.retrieval.rag import RAGSystem
+    from leadengine.retrieval.tokenize import use_segmenter
+
+#: Public names of the heavier modules (imported on first use).
+_EXPORTS = {
+    "KnowledgeBase": "leadengine.retrieval.knowledge_base",
+    "RAGSystem": "leadengine.retrieval.rag",
+    "format_table": "leadengine.retrieval.metrics",
+    "load_qrels": "leadengine.retrieval.metrics",
+    "score_methods": "leadengine.retrieval.metrics",
+    "use_segmenter": "leadengine.retrieval.tokenize",
+}
+
+__all__ = [
+    "METHODS", "Hit", "KnowledgeBase", "RAGSystem", "Retriever", "best_indices",
+    "build_retriever", "format_table", "load_qrels", "score_methods", "status",
+    "use_segmenter",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -18,7 +18,7 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
+from leadengine.config.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.hits import Hit, best_indices
 from leadengine.retrieval.passages import Passage
 from leadengine.retrieval.tokenize import TOKENIZER_VERSION, segmenter_name, tokenize, words

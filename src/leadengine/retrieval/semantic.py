@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from leadengine.config.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.budget import estimate_tokens
-from leadengine.retrieval.cache import cache_dir, cache_key, write_atomically
 from leadengine.retrieval.embed import Embedder
 from leadengine.retrieval.hits import Hit, best_indices
 from leadengine.retrieval.passages import Passage

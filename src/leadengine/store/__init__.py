@@ -9,7 +9,9 @@
 * :mod:`~leadengine.store.claims`: URLs claimed by a run, leases and dead runs;
 * :mod:`~leadengine.store.results`: a run's outcomes and pages written in one go;
 * :mod:`~leadengine.store.snapshots`: fetched pages kept and reused;
-* :mod:`~leadengine.store.workspace`: the workspace's leads board, statuses and notes.
+* :mod:`~leadengine.store.workspace`: the workspace's leads board, statuses and notes;
+* :mod:`~leadengine.store.board`: the workspace's tables and the board's rows;
+* :mod:`~leadengine.store.migrations`: the schema's migrations.
 
 The names below are what callers outside the package use.
 """
@@ -21,9 +23,24 @@ from leadengine.store.migrations import MIGRATIONS
 from leadengine.store.results import Outcome
 from leadengine.store.schema import RUN_COUNTERS, SKIP_COUNTERS, RunKey
 from leadengine.store.snapshots import SnapshotCache
+from leadengine.store.workspace import (
+    BANDS,
+    FACETS,
+    MAX_NOTE,
+    SORTS,
+    STATUSES,
+    BoardQuery,
+    board,
+    export_records,
+    facets,
+    is_id,
+    lead,
+    update,
+)
 
 __all__ = [
-    "CLAIM_LEASE", "DEFAULT_DB", "MIGRATIONS", "RUN_COUNTERS", "SKIP_COUNTERS", "STALE_AFTER",
-    "Claim", "ClaimState", "Order", "Outcome", "RunKey", "SnapshotCache", "Store",
-    "database_url", "missing_database",
+    "BANDS", "CLAIM_LEASE", "DEFAULT_DB", "FACETS", "MAX_NOTE", "MIGRATIONS", "RUN_COUNTERS",
+    "SKIP_COUNTERS", "SORTS", "STALE_AFTER", "STATUSES", "BoardQuery", "Claim", "ClaimState",
+    "Order", "Outcome", "RunKey", "SnapshotCache", "Store", "board", "database_url",
+    "export_records", "facets", "is_id", "lead", "missing_database", "update",
 ]

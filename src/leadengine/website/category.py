@@ -223,7 +223,7 @@ def _load(path: Path) -> Taxonomy:
     """The file compiled. A file compiled before is read back from the cache folder
     (under a name hashing the file and this module): its regexes are compiled
     again, but its YAML and terms are not read (60 of 110 ms at every command's start)."""
-    from leadengine.retrieval.cache import compiled_entry, keep_compiled, read_compiled
+    from leadengine.config.cache import compiled_entry, keep_compiled, read_compiled
 
     try:
         text = path.read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from leadengine.retrieval.cache import write_atomically
+from leadengine.config.cache import write_atomically
 
 
 class ResponseCache:

@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from leadengine.config import Provider, Settings
+from leadengine.config.cache import cache_dir
 from leadengine.config.catalogue import Capabilities
 from leadengine.errors import (
     ConfigError,
@@ -61,7 +62,6 @@ from leadengine.judgement.ratelimit import RateLimiter
 from leadengine.knowledge.rules import Rules
 from leadengine.retrieval import Hit
 from leadengine.retrieval.budget import estimate_tokens, estimate_tokens_high
-from leadengine.retrieval.cache import cache_dir
 
 #: The values of ``reasoning_effort``.
 EFFORTS = ("low", "medium", "high")

@@ -243,7 +243,7 @@ def gazetteer() -> Gazetteer:
     """The places of ``places.tsv.gz``, loaded once (an empty gazetteer if it is missing).
 
     Built from the file, the gazetteer is kept in the cache folder
-    (:func:`~leadengine.retrieval.cache.keep_compiled`), read back in a third of the
+    (:func:`~leadengine.config.cache.keep_compiled`), read back in a third of the
     time of a build (30 against 90 ms, at every command's start); the entry's name
     carries a hash of the file and of this module, so neither can meet a stale one, and
     an entry that cannot be read is built again."""
@@ -251,7 +251,7 @@ def gazetteer() -> Gazetteer:
         raw = PLACES_FILE.read_bytes()
     except OSError:
         return Gazetteer()
-    from leadengine.retrieval.cache import compiled_entry, keep_compiled, read_compiled
+    from leadengine.config.cache import compiled_entry, keep_compiled, read_compiled
 
     kept = compiled_entry("places", "gazetteer", raw, Path(__file__).read_bytes())
     if (state := read_compiled(kept)) is not None:
