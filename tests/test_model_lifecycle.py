@@ -25,7 +25,8 @@ from leadengine import (
     Settings,
 )
 from leadengine.cli import cli
-from leadengine.config.catalogue import BUNDLED, STATUSES, Capabilities, load
+from leadengine.config.catalogue import STATUSES, Capabilities
+from leadengine.config.catalogue_file import BUNDLED, load
 from leadengine.config.providers import PROVIDERS
 from leadengine.judgement.evaluation import STRICT_ANSWER_SCHEMA
 from leadengine.judgement.evaluators import make_evaluator

@@ -3,7 +3,8 @@ row through the pipeline and stores each result as it completes, resumable after
 stop.
 
 * :mod:`~leadengine.batch.local`: :func:`run_batch`, a batch on this machine;
-* :mod:`~leadengine.batch.run`: :class:`BatchRun` and :class:`BatchOptions`, the run;
+* :mod:`~leadengine.batch.run`: :class:`BatchRun`, the run; :mod:`~leadengine.batch.options`:
+  :class:`BatchOptions`, how it runs;
 * :mod:`~leadengine.batch.input` and :mod:`~leadengine.batch.lines`: the input's rows,
   whatever its encoding, delimiter or damage;
 * :mod:`~leadengine.batch.summary`: what a run did, in one line;
@@ -19,9 +20,10 @@ The names below are what callers outside the package use.
 
 from leadengine.batch.input import STDIN, Row, input_is_seekable, read_rows, sniff_delimiter
 from leadengine.batch.local import run_batch
+from leadengine.batch.options import BatchOptions
 from leadengine.batch.preload import warm
 from leadengine.batch.ray import RayOptions, run_batch_on_ray
-from leadengine.batch.run import CLAIM_CHUNK, BatchOptions, BatchRun, progress_log
+from leadengine.batch.run import CLAIM_CHUNK, BatchRun, progress_log
 from leadengine.batch.summary import Summary, failure_reason
 
 __all__ = [

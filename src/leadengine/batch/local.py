@@ -21,7 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from leadengine.batch.input import Row, input_name, read_rows
-from leadengine.batch.run import BatchOptions, BatchRun
+from leadengine.batch.options import BatchOptions
+from leadengine.batch.run import BatchRun
 from leadengine.batch.shards import default_workers, run_shards, shard_count
 from leadengine.batch.summary import Summary
 from leadengine.config import Settings

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from leadengine.batch.handout import split_rows
 from leadengine.batch.input import Row, input_name, read_rows
 from leadengine.batch.local import run_batch
-from leadengine.batch.run import BatchOptions
+from leadengine.batch.options import BatchOptions
 from leadengine.batch.shards import merge, share_host_limits
 from leadengine.batch.summary import Summary
 from leadengine.config import Settings

@@ -20,12 +20,10 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from leadengine.batch.input import (
-    Row,
-)
+from leadengine.batch.input import Row
+from leadengine.batch.options import BatchOptions
 from leadengine.batch.summary import Summary, failure_reason
 from leadengine.batch.turns import JUDGE, TurnReader, Turns
 from leadengine.config import Settings
@@ -40,7 +38,7 @@ from leadengine.judgement.evaluation import Evaluation
 from leadengine.judgement.evaluators import Evaluator, make_evaluator
 from leadengine.pipeline import evaluate_site
 from leadengine.retrieval.knowledge_base import KnowledgeBase
-from leadengine.store import CLAIM_LEASE, Claim, Outcome, RunKey, Store
+from leadengine.store import Claim, Outcome, RunKey, Store
 from leadengine.store.results import FLUSH_EVERY, FLUSH_SIZE
 from leadengine.website.fetch import make_client
 from leadengine.website.load import load_site
@@ -56,24 +54,6 @@ CLAIM_CHUNK = 16
 #: The plain progress lines of a batch without ``on_progress`` (INFO, every
 #: ``log_every`` seconds): the library never prints, the CLI shows them on stderr.
 progress_log = logging.getLogger("leadengine.progress")
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    """How a batch runs. ``on_progress`` is called after every row (a progress bar);
-    without it a plain progress line is logged to ``leadengine.progress`` (INFO) every
-    ``log_every`` seconds. Every fetched page is kept as a snapshot; with ``max_age``
-    (seconds) a snapshot that recent is reused. ``lease``: how long a URL stays claimed
-    without a heartbeat. ``concurrency``: sites fetched and read at once (and LLM
-    requests in flight); ``per_host``: sites of one host at once."""
-
-    retry_failed: bool = False
-    concurrency: int = 16
-    per_host: int = 2
-    log_every: float = 5.0
-    on_progress: Callable[[Summary], None] | None = None
-    max_age: float | None = None
-    lease: float = CLAIM_LEASE
 
 
 class BatchRun:

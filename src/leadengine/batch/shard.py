@@ -24,7 +24,8 @@ from leadengine.batch.messages import (
     Started,
     Stopped,
 )
-from leadengine.batch.run import BatchOptions, BatchRun
+from leadengine.batch.options import BatchOptions
+from leadengine.batch.run import BatchRun
 from leadengine.batch.summary import Summary
 from leadengine.errors import BATCH_STOPS, LeadEngineError
 from leadengine.judgement.evaluators import make_evaluator

@@ -18,6 +18,7 @@ from leadengine.retrieval import METHODS
 if TYPE_CHECKING:
     from leadengine.judgement import Evaluator
     from leadengine.retrieval import KnowledgeBase
+    from leadengine.store import Store
 
 T = TypeVar("T")
 
@@ -193,3 +194,18 @@ method_option = click.option(
     "--method", type=click.Choice(list(METHODS)), default=None,
     help="Retrieval method: keyword (the seed's, whole files), bm25, semantic, hybrid "
          f"(default: {Settings().retrieval_method}).")
+
+
+db_option = click.option(
+    "--db", default=None,
+    help="Results database: a file path (SQLite) or a URL such as postgresql://... "
+         "(default: the db setting: $LEADENGINE_DB, .env, leadengine.toml, else "
+         "./leadengine.db).")
+
+
+def _store(db: str | None, create: bool = True) -> Store:
+    """The results store; ``create=False`` for the commands that only read, so that a
+    mistyped --db is an error instead of a new empty database."""
+    from leadengine.store import Store
+
+    return Store(db or _settings().db, create=create)

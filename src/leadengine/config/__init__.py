@@ -25,7 +25,8 @@ from leadengine.config.groups import (
 )
 from leadengine.config.providers import PROVIDERS, Provider
 from leadengine.config.redact import redact, safe_message
-from leadengine.config.settings import ENV_VARS, Settings, debug_enabled, env_setting
+from leadengine.config.settings import Settings
+from leadengine.config.variables import ENV_VARS, debug_enabled, env_setting
 
 __all__ = [
     "ENV_VARS",

@@ -31,12 +31,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from leadengine.config.redact import safe_message
 from leadengine.errors import ConfigError, StoreError
 from leadengine.store.claims import (
     CLAIM_LEASE,
@@ -50,12 +48,11 @@ from leadengine.store.engine import (
     DEFAULT_DB,
     check_location,
     database_url,
-    describe,
-    first_line,
+    display_name,
+    engine_url,
     missing_database,
+    open_engine,
     sqlite_file,
-    sqlite_pragmas,
-    sqlite_read_only,
     writable,
     write_retrying,
 )
@@ -92,7 +89,7 @@ class Store:
                               "or pass --db)")
         self.url = database_url(db)
         self.path = sqlite_file(db)
-        self.name = self._display_name(db)
+        self.name = display_name(db, self.url, self.path)
         if self.path is not None:
             check_location(self.path, self.name)
         can_write = self.path is None or not self.path.exists() or writable(self.path)
@@ -102,7 +99,8 @@ class Store:
             raise StoreError(f"{self.name} is read-only (the file or its folder): a batch "
                              "writes its results; pick another file with --db")
         self.read_only = read_only
-        self.engine: Engine = self._engine(self._engine_url(immutable=False))
+        self.engine: Engine = open_engine(self._engine_url(immutable=False), self.name,
+                                          read_only)
         if not read_only:
             self.migrate()
             return
@@ -114,51 +112,11 @@ class Store:
             if self.path is None or "unable to open" not in exc.cause:
                 raise
             self.engine.dispose()
-            self.engine = self._engine(self._engine_url(immutable=True))
+            self.engine = open_engine(self._engine_url(immutable=True), self.name, read_only)
             self._check_schema()
 
-    def _display_name(self, db: str | Path) -> str:
-        """``db`` as the messages name it: the path as given, a URL without password."""
-        if self.path is not None:
-            return str(db)
-        try:
-            return sa.engine.make_url(self.url).render_as_string(hide_password=True)
-        except sa.exc.ArgumentError:
-            return safe_message(str(db))
-
     def _engine_url(self, immutable: bool) -> str | sa.engine.URL:
-        if not self.read_only or self.path is None:
-            return self.url
-        # SQLite's own read-only mode (a URI filename), so nothing is ever written, not
-        # even the journal-mode switch; a path is %-escaped as URI filenames require.
-        query = {"mode": "ro", "uri": "true", **({"immutable": "1"} if immutable else {})}
-        location = quote(str(self.path.expanduser().resolve()))
-        return sa.engine.URL.create("sqlite", database=f"file:{location}", query=query)
-
-    def _engine(self, url: str | sa.engine.URL) -> Engine:
-        try:
-            engine = sa.create_engine(url)
-        except ImportError:
-            raise ConfigError(f"cannot open database {self.name}: its driver is not "
-                              "installed (for PostgreSQL: pip install "
-                              "'leadengine[postgres]')") from None
-        except sa.exc.ArgumentError as exc:
-            raise ConfigError(f"cannot open database {self.name}: {exc}") from None
-        if engine.dialect.name == "sqlite":
-            sa.event.listen(engine, "connect",
-                            sqlite_read_only if self.read_only else sqlite_pragmas)
-        sa.event.listen(engine, "handle_error", self._translate)
-        return engine
-
-    def _translate(self, context: sa.engine.ExceptionContext) -> None:
-        """Every database failure becomes one line that says what to do (a unique-key
-        conflict is left to the code that expects it)."""
-        error = context.sqlalchemy_exception
-        if not isinstance(error, sa.exc.DBAPIError) or isinstance(error,
-                                                                  sa.exc.IntegrityError):
-            return
-        cause = first_line(context.original_exception)
-        raise StoreError(describe(self.name, cause), cause)
+        return engine_url(self.url, self.path if self.read_only else None, immutable)
 
     def migrate(self) -> None:
         """Apply the migrations this database lacks, under the schema lock (SQLite: an

@@ -9,11 +9,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from leadengine.errors import StoreError
+from leadengine.config import safe_message
+from leadengine.errors import ConfigError, StoreError
 
 #: The default store, used by every command that reads or writes results.
 DEFAULT_DB = "leadengine.db"
@@ -138,3 +140,51 @@ def write_retrying(engine: Engine, save: Callable[[Connection], None]) -> None:
             if attempt == WRITE_TRIES - 1:
                 raise
             time.sleep(0.001 * 2 ** attempt)
+
+
+def display_name(db: str | Path, url: str, path: Path | None) -> str:
+    """``db`` as the messages name it: the path as given, a URL without password."""
+    if path is not None:
+        return str(db)
+    try:
+        return sa.engine.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        return safe_message(str(db))
+
+
+def engine_url(url: str, read_only_file: Path | None, immutable: bool) -> str | sa.engine.URL:
+    """The URL to open: ``url``, or for a SQLite file opened read-only, SQLite's own
+    read-only mode (a URI filename), so nothing is ever written, not even the
+    journal-mode switch; a path is %-escaped as URI filenames require."""
+    if read_only_file is None:
+        return url
+    query = {"mode": "ro", "uri": "true", **({"immutable": "1"} if immutable else {})}
+    location = quote(str(read_only_file.expanduser().resolve()))
+    return sa.engine.URL.create("sqlite", database=f"file:{location}", query=query)
+
+
+def open_engine(url: str | sa.engine.URL, name: str, read_only: bool) -> Engine:
+    """The engine of the database called ``name`` in messages: SQLite's pragmas set on
+    each connection, and every database failure made one line that says what to do."""
+    try:
+        engine = sa.create_engine(url)
+    except ImportError:
+        raise ConfigError(f"cannot open database {name}: its driver is not "
+                          "installed (for PostgreSQL: pip install "
+                          "'leadengine[postgres]')") from None
+    except sa.exc.ArgumentError as exc:
+        raise ConfigError(f"cannot open database {name}: {exc}") from None
+    if engine.dialect.name == "sqlite":
+        sa.event.listen(engine, "connect", sqlite_read_only if read_only else sqlite_pragmas)
+
+    def translate(context: sa.engine.ExceptionContext) -> None:
+        # A unique-key conflict is left to the code that expects it.
+        error = context.sqlalchemy_exception
+        if not isinstance(error, sa.exc.DBAPIError) or isinstance(error,
+                                                                  sa.exc.IntegrityError):
+            return
+        cause = first_line(context.original_exception)
+        raise StoreError(describe(name, cause), cause)
+
+    sa.event.listen(engine, "handle_error", translate)
+    return engine
