@@ -18,8 +18,7 @@ from lxml import etree
 from leadengine.config import Settings
 from leadengine.errors import ContentError
 from leadengine.website import extract as extract_mod
-from leadengine.website import facts, forms
-from leadengine.website import signals as signals_mod
+from leadengine.website import facts, forms, markup
 from leadengine.website.crawl import pick_subpages
 from leadengine.website.extract import MAX_LINKS, Deadline, parse_html, prune_for_extraction
 from leadengine.website.fetch import Page
@@ -223,15 +222,15 @@ def test_the_walks_give_what_the_xpath_unions_gave() -> None:
     for html in soups(1, 1500):
         tree = parse_html(html)
         deadline = Deadline(URL)
-        assert signals_mod._action_texts(tree, deadline) == tree.xpath(
+        assert markup.action_texts(tree, deadline) == tree.xpath(
             "//a//text()|//button//text()|//input[@type='submit']/@value")[:3000], html
-        assert signals_mod._walk_names(tree, deadline) == tree.xpath("//@class|//@id")[:2000]
-        scripts, iframes, sources = signals_mod._sources(tree, deadline)
+        assert markup.walk_class_names(tree, deadline) == tree.xpath("//@class|//@id")[:2000]
+        scripts, iframes, sources = markup.element_sources(tree, deadline)
         assert sources == tree.xpath("//script/@src|//iframe/@src|//link/@href"), html
         assert (scripts, iframes) == (tree.xpath("//script/@src"), tree.xpath("//iframe/@src"))
-        assert signals_mod._inline(tree, deadline) == tree.xpath(
+        assert markup.inline_scripts(tree, deadline) == tree.xpath(
             "//script[not(@src)]/text()|//noscript//img/@src"), html
-        assert signals_mod.links_of(tree) == tree.xpath("//a[@href]")
+        assert markup.links_of(tree) == tree.xpath("//a[@href]")
         assert extract_mod._title(tree) == " ".join(
             " ".join(tree.xpath("//title//text()")).split()), html
         metas = extract_mod._metas(tree)
@@ -241,7 +240,7 @@ def test_the_walks_give_what_the_xpath_unions_gave() -> None:
             want = next((" ".join(str(v[0]).split()) for v in old if v), "")
             assert extract_mod._meta(metas, name) == want, html
         viewport = tree.xpath("//meta[@name='viewport']/@content")
-        assert signals_mod._viewport(tree) == (viewport[0] if viewport else None)
+        assert markup.viewport_of(tree) == (viewport[0] if viewport else None)
         assert facts._json_ld_blocks(tree) == tree.xpath(
             "//script[@type='application/ld+json']/text()")[:50]
         assert extract_mod._has_invisible(tree) == tree.xpath(

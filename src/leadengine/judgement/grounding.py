@@ -5,8 +5,8 @@ what kind, where, what to pitch and why. Each statement is held to what the site
 
 * **name**: found on the site (its text, title, JSON-LD, logo alt text, header, domain),
   compared without case, spaces or punctuation, or as a transliteration of a name the
-  site writes in another script (Thai, Burmese, Japanese...); else the facts' name
-  replaces it;
+  site writes in another script (:mod:`leadengine.judgement.names`); else the facts'
+  name replaces it;
 * **type**: the kind of business it names (its words read with the category taxonomy)
   agrees with the site's category; a contradicted type is replaced by the facts' when
   the category is clear;
@@ -25,16 +25,15 @@ warning for each failure. A failed check keeps the confidence from being high
 
 from __future__ import annotations
 
-import difflib
 import html
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from leadengine.facts.site_facts import SiteFacts
 from leadengine.judgement.evaluation import Verdict
+from leadengine.judgement.names import folded, name_on_site, script_of
 from leadengine.knowledge.rules import Rules
 
 #: Longest business name, business type and service taken as one (a longer one is not a
@@ -54,13 +53,9 @@ NEIGHBOURS = frozenset(frozenset(pair) for pair in (
     ("retail", "trading"), ("trading", "manufacturing"), ("trading", "logistics"),
     ("construction", "real_estate"), ("retail", "food_beverage"),
     ("education", "professional_services")))
-#: Words of a name that identify nothing ("Ltd", "Clinic" are on every such site).
-_GENERIC = frozenset("""the and of co company ltd limited inc llc plc pte pvt sdn bhd corp
-corporation group official website site home page welcome thailand myanmar""".split())
 _TAG = re.compile(r"<(script|style)\b[^>]{0,400}>.*?</\1\s*>|<[/!]?[a-zA-Z][^<>]{0,400}>",
                   re.I | re.S)
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064]")
-_TOKEN = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -161,7 +156,7 @@ def _text(fields: dict[str, Any], facts: SiteFacts) -> Check:
     foreign = [name for name in ("reasoning", "outreach_angle")
                if _foreign_script(str(fields.get(name) or ""), facts)]
     if foreign:
-        scripts = ", ".join(sorted({_script_of(str(fields[n])) for n in foreign}))
+        scripts = ", ".join(sorted({script_of(str(fields[n])) for n in foreign}))
         return Check("text", "fail", ", ".join(foreign),
                      f"written in {scripts}, neither English nor the site's language")
     if changed:
@@ -170,23 +165,13 @@ def _text(fields: dict[str, Any], facts: SiteFacts) -> Check:
     return Check("text", "pass", "", "plain text")
 
 
-def _script_of(text: str) -> str:
-    """The script most of ``text``'s letters are in (its Unicode name's first word)."""
-    counts: dict[str, int] = {}
-    for char in text:
-        if char.isalpha():
-            script = unicodedata.name(char, "UNKNOWN").split()[0]
-            counts[script] = counts.get(script, 0) + 1
-    return max(counts, key=counts.__getitem__) if counts else "LATIN"
-
-
 def _foreign_script(text: str, facts: SiteFacts) -> bool:
     if not text:
         return False
-    script = _script_of(text)
+    script = script_of(text)
     if script == "LATIN":
         return False
-    site = _script_of(facts.text[:3000] + " ".join(facts.name_sources))
+    site = script_of(facts.text[:3000] + " ".join(facts.name_sources))
     return script != site
 
 
@@ -208,103 +193,6 @@ def _name(fields: dict[str, Any], facts: SiteFacts) -> Check:
     return Check("name", "corrected", claim,
                  f"found nowhere on the site; the site's name is {own!r} "
                  f"({facts.identity.name_source})")
-
-
-def name_on_site(name: str, facts: SiteFacts) -> str:
-    """Where the site shows ``name`` (""): as written, give or take case, spaces and
-    punctuation; by its distinctive words; or as a transliteration of a name the site
-    writes in another script."""
-    key = _folded(name)
-    if not key:
-        return ""
-    sources = (facts.identity.name, *facts.name_sources)
-    if key == _folded(facts.identity.name):
-        return "the site's own name"
-    for source in sources:
-        if key in _folded(source):
-            return f"in the site's metadata ({source[:80]!r})"
-    text = _folded(facts.text)
-    if key in text:
-        return "in the site's text"
-    # Its own words (not "Co., Ltd." nor "Clinic", which an answer may add) all on the
-    # site: "Smile Bright Dental Clinic Co., Ltd." for "Smile Bright Dental".
-    words = [w for w in _words(name) if w not in _GENERIC and len(w) > 1]
-    own = [w for w in words if w not in _TRANSLATED]
-    haystack = text + "|" + "|".join(_folded(s) for s in sources)
-    if own and all(w in haystack for w in own):
-        return "its distinctive words are on the site"
-    if _script_of(name) != "LATIN" and _script_of(name) not in _scripts(facts):
-        return ""  # a name in a script the site never writes
-    for source in sources:
-        for part in _PARTS.split(source):
-            if _transliterated(name, part.strip()):
-                return f"a transliteration of {part.strip()[:80]!r}"
-    return ""
-
-
-#: Where a title or name source divides into parts ("Name | tagline - city").
-_PARTS = re.compile(r"\s[|\-–—:·•]\s|\s\|\s|[|｜]")
-#: Words an answer translates rather than transliterates ("ဆေးခန်း" -> "Clinic"): left
-#: out of the comparison of sounds.
-_TRANSLATED = frozenset("""clinic dental hospital medical center centre restaurant cafe
-coffee bar kitchen hotel resort guesthouse guest house hostel spa salon beauty school
-academy shop store company co ltd limited group the and thai myanmar burmese""".split())
-
-
-def _scripts(facts: SiteFacts) -> set[str]:
-    """The scripts the site writes in (its text and name sources)."""
-    sample = facts.text[:5000] + " ".join(facts.name_sources)
-    return {unicodedata.name(c, "UNKNOWN").split()[0] for c in sample if c.isalpha()}
-
-
-def _folded(text: str) -> str:
-    """Lower case, compatibility-folded, without anything but letters and digits."""
-    return "".join(_TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()))
-
-
-def _words(text: str) -> list[str]:
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
-
-
-def _transliterated(name: str, source: str) -> bool:
-    """Whether ``name`` and ``source`` sound alike once both are in Latin letters: their
-    consonant skeletons (the romanisations of Thai, Burmese or Japanese differ most in
-    vowels) match at least 60 %, the words an answer translates ("Clinic") left out.
-    Only between different scripts."""
-    if not source or _script_of(name) == _script_of(source):
-        return False
-    sounded = " ".join(w for w in name.split() if w.lower().strip(".,&") not in _TRANSLATED)
-    other = _skeleton(source)
-    for claim in dict.fromkeys((name, sounded)):
-        mine = _skeleton(claim)
-        if min(len(mine), len(other)) >= 4 and \
-                difflib.SequenceMatcher(None, mine, other).ratio() >= 0.6:
-            return True
-    return False
-
-
-_DIGRAPHS = (("kh", "k"), ("ph", "p"), ("th", "t"), ("ch", "c"), ("sh", "s"), ("ck", "k"),
-             ("q", "k"), ("c", "k"), ("v", "w"), ("z", "s"), ("x", "s"), ("l", "r"))
-
-
-#: Burmese spellings whose usual romanisation a letter-by-letter one misses (ရွှေ "shwe",
-#: မြ "my", ကျ "ky", ရ "y"...).
-_BURMESE = ((re.compile("ရ(ွ?)ှ"), "sh\\1"), (re.compile("လှ"), "hl"), (re.compile("[မ]ြ"), "my"),
-            (re.compile("[ကပ][ျြ]"), "ky"), (re.compile("ချ"), "ch"), (re.compile("ရ"), "y"),
-            (re.compile("[သ]"), "th"), (re.compile("[ဆစ]"), "s"), (re.compile("[ညဉ]"), "ny"),
-            (re.compile("င"), "ng"))
-
-
-def _skeleton(text: str) -> str:
-    from anyascii import anyascii
-
-    for pattern, latin_form in _BURMESE:
-        text = pattern.sub(latin_form, text)
-    latin = anyascii(text).lower()
-    for old, new in _DIGRAPHS:
-        latin = latin.replace(old, new)
-    latin = re.sub(r"[^a-z]|[aeiouyhw]", "", latin)
-    return re.sub(r"(.)\1+", r"\1", latin)
 
 
 # -- type ----------------------------------------------------------------------------------
@@ -340,11 +228,11 @@ def _service(fields: dict[str, Any], rules: Rules, facts: SiteFacts) -> Check:
         names.append(facts.exclusion.recommend)
     if not names:
         return Check("service", "pass", claim, "the knowledge base lists no services")
-    key = _folded(claim)
+    key = folded(claim)
     for name in names:
-        if key == _folded(name):
+        if key == folded(name):
             return Check("service", "pass", claim, "one of the knowledge base's services")
-    near = [n for n in names if key and (_folded(n) in key or key in _folded(n))]
+    near = [n for n in names if key and (folded(n) in key or key in folded(n))]
     if len(near) == 1:
         fields["primary_service"] = near[0]
         return Check("service", "corrected", claim,

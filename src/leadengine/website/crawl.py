@@ -14,7 +14,7 @@ from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 import lxml.html
 
 from leadengine.website.extract import Deadline
-from leadengine.website.signals import links_of
+from leadengine.website.markup import links_of
 
 #: Words that mark a useful subpage, best first: contact, about, booking, location, then
 #: what the business sells; matched in the link's URL or text. English, Thai, Burmese,
@@ -43,7 +43,7 @@ _SKIP_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".zi
 def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int,
                   deadline: Deadline | None = None) -> list[str]:
     """Up to ``limit`` same-site links from the page (among its first 5,000: see
-    :func:`~leadengine.website.signals.links_of`), most useful first. ``deadline`` is
+    :func:`~leadengine.website.markup.links_of`), most useful first. ``deadline`` is
     checked as the links are read."""
     if limit <= 0:
         return []

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import lxml.html
-from lxml import etree
 
 from leadengine.website.channels import (
     MESSAGING_APPS,
@@ -24,9 +22,19 @@ from leadengine.website.channels import (
     is_profile_link,
     messaging_bookings,
 )
-from leadengine.website.extract import MAX_LINKS, MAX_SCANNED, Deadline, text_nodes
+from leadengine.website.extract import Deadline, text_nodes
 from leadengine.website.facts import json_ld_business, sources_of
 from leadengine.website.forms import LEAD_PURPOSES, forms_of
+from leadengine.website.markup import (
+    absolute,
+    action_texts,
+    class_names,
+    element_sources,
+    inline_scripts,
+    links_of,
+    page_links,
+    viewport_of,
+)
 from leadengine.website.phone_text import phones_in_text, placeholders_in_text
 from leadengine.website.services import ServiceHit, find_services
 from leadengine.website.signal_rules import CALL_TO_ACTION as CALL_TO_ACTION
@@ -87,30 +95,6 @@ class Signals:
                 "emails": list(self.emails)}
 
 
-# XPath unions ("//a//text()|//button//text()") and "//x//y" paths merge node sets,
-# deduplicating each against the ones before: quadratic. A page of 100,000 links spent
-# 8 s in "//a//text()" alone. Links, buttons, sources and names are read by walking the
-# tree (in C) instead, the first ones only.
-_SUBTREE_ACTIONS = etree.XPath("descendant::node()[self::text() or "
-                               "self::input[@type='submit'][@value]]", smart_strings=False)
-#: Action texts (links, buttons, submit values) and class/id values read, at most.
-_MAX_ACTIONS = 3000
-_MAX_NAMES = 2000
-_NAMES = etree.XPath("//@class|//@id", smart_strings=False)
-_NAMES_WORK = etree.XPath("count(//@class) * count(//@id)")
-#: The largest ``_NAMES_WORK`` (classes times ids: the union's comparisons) done by the
-#: XPath union, which is faster than a walk on real pages (a 300 KB page builder's page,
-#: 1,100 classes and 150 ids: 0.7 ms, a walk 2.5 ms) and quadratic on hostile ones.
-_NAMES_UNION_LIMIT = 1_000_000
-
-
-def links_of(tree: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
-    """The page's links (``<a href>``) among its first :data:`MAX_LINKS` ``<a>``, in
-    document order. Walked, not ``//a[@href]``: each element handed to Python costs
-    about 1 us (lxml.html looks its class up in Python), and a page may have 1,000,000."""
-    return [a for a in islice(tree.iter("a"), MAX_LINKS) if a.get("href") is not None]
-
-
 def detect_signals(tree: lxml.html.HtmlElement, url: str,
                    nodes: list[str] | None = None) -> Signals:
     """The signals of one page, from its parsed DOM and final URL (``nodes``: its
@@ -135,14 +119,44 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
     signals.note("https", parts.scheme == "https", url)
     signals.note("has_website", not _host_in(host, PLATFORM_HOSTS), url)
     signals.platform_host = _host_in(host, ("facebook.com", "fb.com"))
-    viewport = _viewport(tree)
+    viewport = viewport_of(tree)
     signals.note("mobile_viewport", viewport is not None, f"meta viewport: {viewport}"
                  if viewport is not None else "")
+    scripts, iframes, source_text, inline = _tracker_signals(signals, tree, url, deadline)
+    links = _link_signals(signals, tree, url, deadline)
+    deadline.check()
+    signals.forms = forms_of(tree, url, deadline)
+    # Lower-cased once: the patterns below are written in lower case.
+    sources_l, inline_l = source_text.lower(), inline.lower()
+    links_l = "\n".join(dict.fromkeys(links)).lower()  # a menu repeats its links
+    hits = _service_signals(signals, tree, url, "\n".join(iframes).lower(), sources_l,
+                            links_l, deadline)
+    signals.note("chat_widget", *_first(CHAT, sources_l, inline_l, links_l))
+    signals.note("online_payment", *_first(PAYMENT, sources_l, inline_l, links_l))
+    deadline.check()
+    actions = " | ".join(" ".join(t.split()) for t in action_texts(tree, deadline)
+                         if t.strip())
+    cta = CALL_TO_ACTION.search(actions.lower())
+    signals.note("call_to_action", bool(cta),
+                 actions[cta.start():cta.end()] if cta else "")
+    names = (actions + " " + " ".join(class_names(tree, deadline))).lower()
+    shops = [h for h in hits if {"shop", "ordering"} & set(h.service.kinds)]
+    signals.note("ecommerce", *((True, _hit_evidence(shops[0])) if shops else
+                                _first(ECOMMERCE, sources_l, links_l, inline_l, names)))
+    deadline.check()
+    signals.scripts = sources_of(url, scripts)
+    signals.iframes = sources_of(url, iframes)
+    signals.business = json_ld_business(tree)
+    return signals
 
-    scripts, iframes, sources = _sources(tree, deadline)
-    sources = [_absolute(url, s) for s in sources]
-    source_text = "\n".join(sources)
-    inline = "\n".join(_inline(tree, deadline))
+
+def _tracker_signals(signals: Signals, tree: lxml.html.HtmlElement, url: str,
+                     deadline: Deadline) -> tuple[list[str], list[str], str, str]:
+    """Note the trackers the page loads (by script source or inline code); its script
+    and iframe sources, and its sources (absolute) and inline code as text."""
+    scripts, iframes, sources = element_sources(tree, deadline)
+    source_text = "\n".join(absolute(url, s) for s in sources)
+    inline = "\n".join(inline_scripts(tree, deadline))
     deadline.check()
     for name, rule in TRACKERS.items():
         signals.note(name, *_first(rule, source_text, inline))
@@ -150,18 +164,18 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
     if signals["analytics"]:
         first = next(n for n in TRACKERS if signals[n])
         signals.evidence["analytics"] = signals.evidence.get(first, first)
+    return scripts, iframes, source_text, inline
 
-    links = _link_signals(signals, tree, url, deadline)
-    deadline.check()
 
-    signals.forms = forms_of(tree, url, deadline)
-    # Lower-cased once: the patterns below are written in lower case.
-    sources_l, inline_l = source_text.lower(), inline.lower()
-    links_l = "\n".join(dict.fromkeys(links)).lower()  # a menu repeats its links
+def _service_signals(signals: Signals, tree: lxml.html.HtmlElement, url: str,
+                     iframes_l: str, sources_l: str, links_l: str, deadline: Deadline
+                     ) -> list[ServiceHit]:
+    """Note the third-party services the page uses, its forms' kinds and its online
+    booking (a booking service, form, page or chat); the services found."""
     actions_l = "\n".join(f["action"] for f in signals.forms).lower()
     # Services are loaded by address (a widget's script, an iframe, a link): inline code
     # is not searched (100 patterns over 100 KB of inline script cost 4 ms a page).
-    hits = find_services([("iframe", "\n".join(iframes).lower()), ("form action", actions_l),
+    hits = find_services([("iframe", iframes_l), ("form action", actions_l),
                           ("script", sources_l), ("link", links_l)])
     signals.services = [hit.as_dict() for hit in hits]
     _form_signals(signals, hits)
@@ -176,23 +190,7 @@ def markup_signals(tree: lxml.html.HtmlElement, url: str,
                  _form_evidence(booking_form[0]) if booking_form else
                  booking_link[0] if booking_link else
                  f"{by_chat[0]['name']}: {by_chat[0]['evidence']}" if by_chat else "")
-    signals.note("chat_widget", *_first(CHAT, sources_l, inline_l, links_l))
-    signals.note("online_payment", *_first(PAYMENT, sources_l, inline_l, links_l))
-    deadline.check()
-    actions = " | ".join(" ".join(t.split()) for t in _action_texts(tree, deadline)
-                         if t.strip())
-    cta = CALL_TO_ACTION.search(actions.lower())
-    signals.note("call_to_action", bool(cta),
-                 actions[cta.start():cta.end()] if cta else "")
-    names = (actions + " " + " ".join(_names(tree, deadline))).lower()
-    shops = [h for h in hits if {"shop", "ordering"} & set(h.service.kinds)]
-    signals.note("ecommerce", *((True, _hit_evidence(shops[0])) if shops else
-                                _first(ECOMMERCE, sources_l, links_l, inline_l, names)))
-    deadline.check()
-    signals.scripts = sources_of(url, scripts)
-    signals.iframes = sources_of(url, iframes)
-    signals.business = json_ld_business(tree)
-    return signals
+    return hits
 
 
 def _form_signals(signals: Signals, hits: list[ServiceHit]) -> None:
@@ -219,7 +217,7 @@ def _hit_evidence(hit: ServiceHit) -> str:
 def _link_signals(signals: Signals, tree: lxml.html.HtmlElement, url: str,
                   deadline: Deadline) -> list[str]:
     """Note the social, Facebook and messaging links; the page's links, absolute."""
-    links = _links(tree, url, deadline)
+    links = page_links(tree, url, deadline)
     _read_links(signals, links)
     signals.note("facebook_link", "facebook" in signals.social, signals.social.get("facebook", ""))
     messaging = [a for a in MESSAGING_APPS if a in signals.social]
@@ -228,110 +226,6 @@ def _link_signals(signals: Signals, tree: lxml.html.HtmlElement, url: str,
     social = [n for n in signals.social if n in SOCIAL_HOSTS.values()]
     signals.note("social_link", bool(social), signals.social[social[0]] if social else "")
     return links
-
-def _viewport(tree: lxml.html.HtmlElement) -> str | None:
-    """The content of the first ``<meta name="viewport">`` that has one (what
-    ``//meta[@name='viewport']/@content`` gives first: a walk over tags in C costs a
-    tenth of an XPath predicate tried on every element, 0.02 vs 0.13 s on 1,000,000)."""
-    for meta in islice(tree.iter("meta"), MAX_SCANNED):
-        content: str | None = meta.get("content")
-        if content is not None and meta.get("name") == "viewport":
-            return content
-    return None
-
-
-def _sources(tree: lxml.html.HtmlElement, deadline: Deadline
-             ) -> tuple[list[str], list[str], list[str]]:
-    """Script sources, iframe sources, and all of these and stylesheet/icon links in
-    document order (``//script/@src|//iframe/@src|//link/@href``): the first
-    :data:`MAX_LINKS` elements of those kinds."""
-    scripts: list[str] = []
-    iframes: list[str] = []
-    everything: list[str] = []
-    for element in islice(tree.iter("script", "iframe", "link"), MAX_LINKS):
-        deadline.tick()
-        value = element.get("href") if element.tag == "link" else (
-            element.get("src") or element.get("data-src") or element.get("data-lazy-src"))
-        if value is None:
-            continue
-        everything.append(value)
-        if element.tag == "script":
-            scripts.append(value)
-        elif element.tag == "iframe":
-            iframes.append(value)
-    return scripts, iframes, everything
-
-
-def _inline(tree: lxml.html.HtmlElement, deadline: Deadline) -> list[str]:
-    """Inline scripts and the images of ``<noscript>`` (tracking pixels), in document
-    order (``//script[not(@src)]/text()|//noscript//img/@src``): the first
-    :data:`MAX_SCANNED` scripts and images."""
-    found: list[str] = []
-    for element in islice(tree.iter("script", "img"), MAX_SCANNED):
-        deadline.tick()
-        if element.tag == "script":
-            if element.text is not None and element.get("src") is None:
-                found.append(element.text)
-        elif (src := element.get("src")) is not None and next(
-                element.iterancestors("noscript"), None) is not None:
-            found.append(src)
-    return found
-
-
-def _links(tree: lxml.html.HtmlElement, url: str, deadline: Deadline) -> list[str]:
-    """The page's first :data:`MAX_LINKS` links, absolute, empty ones left out."""
-    links = []
-    for anchor in links_of(tree):
-        deadline.tick()
-        href = anchor.get("href", "").strip()
-        if href:
-            links.append(_absolute(url, href))
-    return links
-
-
-def _action_texts(tree: lxml.html.HtmlElement, deadline: Deadline) -> list[str]:
-    """The texts of links and buttons and the values of submit inputs, in document order
-    (``//a//text()|//button//text()|//input[@type='submit']/@value``): the first
-    :data:`_MAX_ACTIONS` of them, among the first :data:`MAX_LINKS` such elements."""
-    texts: list[str] = []
-    for element in islice(tree.iter("a", "button", "input"), MAX_LINKS):
-        deadline.tick()
-        if next(element.iterancestors("a", "button"), None) is not None:
-            continue  # read with the link or button it is in
-        if element.tag == "input":
-            value = element.get("value")
-            if value is not None and element.get("type") == "submit":
-                texts.append(value)
-        elif len(element):
-            texts += [node if isinstance(node, str) else node.get("value", "")
-                      for node in _SUBTREE_ACTIONS(element)]
-        elif element.text is not None:
-            texts.append(element.text)
-        if len(texts) >= _MAX_ACTIONS:
-            break
-    return texts[:_MAX_ACTIONS]
-
-
-def _names(tree: lxml.html.HtmlElement, deadline: Deadline) -> list[str]:
-    """Class and id values in document order (``//@class|//@id``): the first
-    :data:`_MAX_NAMES` of them (among the first :data:`MAX_SCANNED` elements, on a page
-    of very many classes and ids)."""
-    if _NAMES_WORK(tree) <= _NAMES_UNION_LIMIT:
-        names: list[str] = _NAMES(tree)[:_MAX_NAMES]
-        return names
-    return _walk_names(tree, deadline)
-
-
-def _walk_names(tree: lxml.html.HtmlElement, deadline: Deadline) -> list[str]:
-    """:func:`_names` by walking the first :data:`MAX_SCANNED` elements."""
-    names: list[str] = []
-    for element in islice(tree.iter(etree.Element), MAX_SCANNED):
-        deadline.tick()
-        names += [value for key, value in element.items() if key in ("class", "id")]
-        if len(names) >= _MAX_NAMES:
-            break
-    return names[:_MAX_NAMES]
-
 
 def text_signals(signals: Signals, tree: lxml.html.HtmlElement, nodes: list[str]) -> Signals:
     """``signals`` completed with the contacts found in the page's text nodes (phones,
@@ -461,17 +355,6 @@ def _snippet(text: str, match: re.Match[str]) -> str:
     start = text.rfind("\n", 0, match.start()) + 1
     end = text.find("\n", match.end())
     return text[start : end if end != -1 else None].strip()[:200]
-
-
-def _absolute(base: str, href: str) -> str:
-    """``href`` resolved against ``base``; absolute http(s) links are kept as they are
-    (urljoin costs more than everything else done per link)."""
-    if href.startswith(("https://", "http://", "mailto:", "tel:")):
-        return href
-    try:
-        return urljoin(base, href)
-    except ValueError:
-        return href  # "//[x": not an address (urllib raises), read as written
 
 
 def _host_in(host: str, suffixes: tuple[str, ...]) -> bool:
