@@ -78,3 +78,18 @@ class RateLimits:
             return False
         self.told[model.lower()] = told
         return self.shared is None
+
+
+def limits_to_share(limiter: Any) -> tuple[int | None, int | None, int | None, str,
+                                           int | None] | None:
+    """(rpm, tpm, rpd, provider name, tpd) that ``limiter`` holds, for a cluster to hold
+    together; None when it is no :class:`RateLimiter` or holds none."""
+    if not isinstance(limiter, RateLimiter):
+        return None
+    rpm = int(limiter.requests.capacity) if limiter.requests else None
+    tpm = int(limiter.tokens.capacity) if limiter.tokens else None
+    rpd = limiter.day.limit if limiter.day else None
+    tpd = limiter.day_tokens.limit if limiter.day_tokens else None
+    if rpm is None and tpm is None and rpd is None and tpd is None:
+        return None
+    return rpm, tpm, rpd, str(limiter.name), tpd

@@ -31,14 +31,13 @@ from leadengine.config.cache import cache_dir
 from leadengine.config.catalogue import Capabilities
 from leadengine.errors import (
     ConfigError,
-    LeadEngineError,
     LLMError,
     QuotaExhausted,
 )
 from leadengine.facts.site_facts import SiteFacts
 from leadengine.judgement.evaluation import STRICT_ANSWER_SCHEMA, Verdict
 from leadengine.judgement.evaluators.answers import hold_to_facts, parse_judgement
-from leadengine.judgement.evaluators.backends import base_url_of, make_backend, request_failure
+from leadengine.judgement.evaluators.backends import base_url_of, make_backend
 from leadengine.judgement.evaluators.cache import ResponseCache
 from leadengine.judgement.evaluators.chat import (
     ChatBackend,
@@ -48,31 +47,30 @@ from leadengine.judgement.evaluators.chat import (
     Message,
     Usage,
 )
-from leadengine.judgement.evaluators.limits import RateLimits
+from leadengine.judgement.evaluators.costs import price, usage_of
+from leadengine.judgement.evaluators.fitting import (
+    ANSWER_TOKENS,
+    FIT_SHARE,
+    Prompt,
+    expected_answer,
+    fit_prompt,
+    high_tokens,
+    request_budget,
+)
+from leadengine.judgement.evaluators.limits import RateLimits, limits_to_share
+from leadengine.judgement.evaluators.refusals import ModelGone, RequestTooLarge, refusal
 from leadengine.judgement.evaluators.switching import (
     ModelChoice,
-    daily_limit,
-    model_gone,
     sampling_refused,
-    too_large,
-    why_gone,
 )
-from leadengine.judgement.prompt import build_messages, fence, prompt_content, system_prompt
+from leadengine.judgement.prompt import system_prompt
 from leadengine.judgement.ratelimit import RateLimiter
 from leadengine.knowledge.rules import Rules
 from leadengine.retrieval import Hit
-from leadengine.retrieval.budget import estimate_tokens, estimate_tokens_high
+from leadengine.retrieval.budget import estimate_tokens
 
 #: The values of ``reasoning_effort``.
 EFFORTS = ("low", "medium", "high")
-#: Tokens budgeted (for the tokens-per-minute limit) for an answer without reasoning...
-ANSWER_TOKENS = 400
-#: ...and for a reasoning model's thinking, by effort: rough figures for this prompt,
-#: corrected from the server's usage once it answers (RateLimiter.settle).
-REASONING_TOKENS = {"low": 600, "medium": 1500, "high": 4000}
-#: A request (its prompt counted high, plus its room) is held under this share of the
-#: model's tokens-per-minute limit: a provider refuses a larger one outright (HTTP 413).
-FIT_SHARE = 0.9
 
 REPAIR_PROMPT = (
     "Your previous answer was not a valid evaluation: {errors}\n"
@@ -80,31 +78,6 @@ REPAIR_PROMPT = (
     "business_type, primary_service, fit_score (integer 0-100), reasoning and "
     "outreach_angle."
 )
-
-
-class RequestTooLarge(LLMError):
-    """The provider refused a request larger than its tokens-per-minute limit (413)."""
-
-    def __init__(self, message: str, limit: int, requested: int, estimate: int,
-                 room: int) -> None:
-        super().__init__(message)
-        #: The limit, what the provider counted (prompt and room), what this evaluator
-        #: counted of the prompt, and the room asked for.
-        self.limit, self.requested, self.estimate, self.room = (limit, requested, estimate,
-                                                                room)
-
-    def __reduce__(self) -> tuple[type, tuple[str, int, int, int, int]]:
-        # Raised in a shard's process and re-raised in another: rebuilt from its parts.
-        return type(self), (str(self), self.limit, self.requested, self.estimate, self.room)
-
-
-class _ModelGone(Exception):
-    """The model is retired or not served; ``error`` is what to raise if no other model
-    can take over. Never leaves the evaluator."""
-
-    def __init__(self, why: str, error: LeadEngineError) -> None:
-        super().__init__(why)
-        self.why, self.error = why, error
 
 
 class LLMEvaluator:
@@ -185,16 +158,7 @@ class LLMEvaluator:
                                             int | None] | None:
         """(rpm, tpm, rpd, provider name, tpd) of the limiter in use, for a cluster to
         hold together; None when it holds none."""
-        limiter = self.limiter
-        if not isinstance(limiter, RateLimiter):
-            return None
-        rpm = int(limiter.requests.capacity) if limiter.requests else None
-        tpm = int(limiter.tokens.capacity) if limiter.tokens else None
-        rpd = limiter.day.limit if limiter.day else None
-        tpd = limiter.day_tokens.limit if limiter.day_tokens else None
-        if rpm is None and tpm is None and rpd is None and tpd is None:
-            return None
-        return rpm, tpm, rpd, str(limiter.name), tpd
+        return limits_to_share(self.limiter)
 
     def use_limiter(self, limiter: Any) -> None:
         """Wait on ``limiter`` (one shared with other processes) whatever the model."""
@@ -231,9 +195,8 @@ class LLMEvaluator:
     # -- requests --------------------------------------------------------------------------
 
     def limit_in_flight(self, requests: int) -> None:
-        """Send at most ``requests`` requests at once (a batch's ``concurrency``): the
-        places are held by the requests alone, not by the reading, retrieval and checks
-        around them, so a batch keeps that many answers coming."""
+        """At most ``requests`` requests at once (a batch's ``concurrency``), held by the
+        requests alone (not the reading and checks): that many answers keep coming."""
         self.in_flight = asyncio.Semaphore(requests)
 
     def answer_schema(self, model: str | None = None) -> dict[str, Any] | None:
@@ -263,14 +226,9 @@ class LLMEvaluator:
                            schema=strict if schema is None or strict is None else schema,
                            schema_name=schema_name, reasoning_effort=effort)
 
-    def budget(self, messages: Sequence[Message], answer: int) -> int:
-        """Tokens the request is expected to cost: its prompt plus ``answer``."""
-        return sum(estimate_tokens(m.text) for m in messages) + answer
-
     def expected_answer(self, room: int) -> int:
         """Output tokens a request is expected to use (never more than its room)."""
-        thinking = REASONING_TOKENS[self.settings.reasoning_effort] if self.reasoning else 0
-        return min(room, ANSWER_TOKENS + thinking)
+        return expected_answer(room, self.settings.reasoning_effort if self.reasoning else None)
 
     def request_cap(self) -> int | None:
         """The most tokens one request may count (prompt and room) for the model in use:
@@ -282,45 +240,27 @@ class LLMEvaluator:
 
     def high_tokens(self, messages: Sequence[Message]) -> int:
         """The prompt's tokens counted high (scaled by what a refusal taught)."""
-        return int(sum(estimate_tokens_high(m.text) for m in messages) * self.scale) + 1
+        return high_tokens(messages, self.scale)
 
     # -- judging ---------------------------------------------------------------------------
 
-    def prompt(self, facts: SiteFacts, hits: Sequence[Hit], text: str | None = None
-               ) -> tuple[list[Message], str, list[str]]:
-        """The messages for ``facts`` (the pages' ``text`` given, or all of it), the
-        content they fence, and the sentences taken out of its facts section."""
-        content, removed = prompt_content(facts, text)
-        messages = [Message(m["role"], m["content"]) for m in build_messages(
-            fence(content), [h.text for h in hits], system_prompt=self.system_prompt)]
-        return messages, content, removed
-
-    def fitted(self, facts: SiteFacts, hits: Sequence[Hit]
-               ) -> tuple[list[Message], str, list[str], str | None]:
-        """:meth:`prompt`, with the pages' text cut where the request would not fit the
-        model's tokens-per-minute limit; the warning that says so, if it was cut."""
-        messages, content, removed = self.prompt(facts, hits)
+    def fitted(self, facts: SiteFacts, hits: Sequence[Hit]) -> Prompt:
+        """The prompt for ``facts``, the pages' text cut where the request would not fit
+        the model's tokens-per-minute limit (:func:`fit_prompt`)."""
         cap = self.request_cap()
-        if cap is None:
-            return messages, content, removed, None
-        allowed = int(cap * FIT_SHARE) - self.settings.max_completion_tokens
-        text, length = facts.text, len(facts.text)
-        for _ in range(6):
-            over = self.high_tokens(messages) - allowed
-            if over <= 0 or not text:
-                break
-            own = max(1, int(estimate_tokens_high(text) * self.scale))
-            text = text[:max(0, int(len(text) * (own - over) / own) - 16)]
-            messages, content, removed = self.prompt(facts, hits, text)
-        if len(text) == length:
-            return messages, content, removed, None
-        return messages, content, removed, (
-            f"the pages' text was cut from {length:,} to {len(text):,} characters to fit "
-            f"{self.name}'s limit of {cap:,} tokens per minute for {self.model!r}")
+        allowed = None if cap is None else int(cap * FIT_SHARE) - \
+            self.settings.max_completion_tokens
+        prompt = fit_prompt(facts, hits, self.system_prompt, allowed, self.scale)
+        if prompt.cut_from is None:
+            return prompt
+        return replace(prompt, cut=(
+            f"the pages' text was cut from {prompt.cut_from:,} to {prompt.cut_to:,} "
+            f"characters to fit {self.name}'s limit of {cap:,} tokens per minute for "
+            f"{self.model!r}"))
 
     async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
         """The model's verdict on the facts and the pages' text, held to the facts."""
-        messages, content, removed, cut = self.fitted(facts, hits)
+        messages, content, removed, cut = self.fitted(facts, hits).parts()
         usage = Usage(tokens={"prompt_estimate": sum(estimate_tokens(m.text)
                                                      for m in messages),
                               "prompt": 0, "completion": 0})
@@ -332,7 +272,7 @@ class LLMEvaluator:
             counted = max(1, exc.requested - exc.room)
             self.scale = max(self.scale, self.scale * counted / max(1, exc.estimate) * 1.05)
             self.refused_at[self.model.lower()] = exc.limit
-            messages, content, removed, cut = self.fitted(facts, hits)
+            messages, content, removed, cut = self.fitted(facts, hits).parts()
             answer = await self.complete(messages, usage)
         try:
             judgement = parse_judgement(answer)
@@ -372,7 +312,7 @@ class LLMEvaluator:
             try:
                 return await self._complete(model, messages, usage,
                                             check or parse_judgement, schema, schema_name)
-            except _ModelGone as gone:
+            except ModelGone as gone:
                 if not await self._switch(model, gone.why, quota=False):
                     raise gone.error from None
             except QuotaExhausted as exc:
@@ -396,7 +336,7 @@ class LLMEvaluator:
                            if name in hit["usage"]})
                 return str(hit["content"])
         response = await self._post(request, self.expected_answer(room), usage)
-        counts = _usage(response)
+        counts = usage_of(response)
         if response.cut:
             # Cut short (a reasoning model may spend all its room thinking): the text is
             # no answer to repair, so ask once more with twice the room (within the
@@ -411,7 +351,7 @@ class LLMEvaluator:
             used = response.completion_tokens
             expected = min(room, used + ANSWER_TOKENS) if used else room
             response = await self._post(replace(request, max_tokens=room), expected, usage)
-            for name, count in _usage(response).items():
+            for name, count in usage_of(response).items():
                 counts[name] = counts.get(name, 0) + count
             if response.cut:
                 lower = " or lower LEADENGINE_REASONING_EFFORT" if self.reasoning else ""
@@ -436,7 +376,7 @@ class LLMEvaluator:
         """One paid request within the rate limits; its usage added to ``usage``. A
         model that refuses the sampling temperature is asked again without it."""
         while True:
-            budget = self.budget(request.messages, answer)
+            budget = request_budget(request.messages, answer)
             await self.limiter.acquire(budget)
             try:
                 if self.in_flight is None:
@@ -449,50 +389,12 @@ class LLMEvaluator:
                     self.no_sampling.add(request.model.lower())
                     request = replace(request, temperature=None)
                     continue
-                raise self._refusal(exc, request) from None
+                raise refusal(exc, request, self.settings, self.provider, self.base_url,
+                              self.high_tokens(request.messages)) from None
             break
         usage.paid += 1
         self.limiter.settle(budget, response.prompt_tokens + response.completion_tokens)
         if response.limits:
             self.learn_limits(request.model, response.limits)
-        usage.add(_usage(response))
+        usage.add(usage_of(response))
         return response
-
-    def _refusal(self, exc: ChatError, request: ChatRequest) -> Exception:
-        """What a request that failed for good means: the model is gone (the evaluator
-        may switch), its day's quota is used up, the request is too large for the
-        tokens-per-minute limit, or a one-line error that says what to fix."""
-        model = request.model
-        failure = request_failure(exc, self.settings, self.provider, self.base_url, model)
-        if model_gone(exc):
-            return _ModelGone(why_gone(exc), failure)
-        if daily_limit(exc):
-            return QuotaExhausted(f"{self.name} model {model!r} has used up its daily "
-                                  f"quota: {exc.message[:200]}")
-        sizes = too_large(exc)
-        if sizes is not None:
-            limit, requested = sizes
-            return RequestTooLarge(f"{self.name} refused a request of {requested:,} tokens "
-                                   f"for {model!r} (its limit is {limit:,} tokens per "
-                                   "minute)", limit, requested,
-                                   self.high_tokens(request.messages), request.max_tokens)
-        return failure
-
-
-def _usage(response: ChatResult) -> dict[str, int]:
-    """The response's token counts as the evaluation's ``tokens`` names them;
-    ``reasoning`` only when the server reported reasoning tokens."""
-    usage = {"prompt": response.prompt_tokens, "completion": response.completion_tokens}
-    if response.reasoning_tokens:
-        usage["reasoning"] = response.reasoning_tokens
-    return usage
-
-
-def price(settings: Settings, provider: str, model: str, tokens: dict[str, int]
-          ) -> float | None:
-    """USD for the tokens used, at the model's price (None when it is not known)."""
-    rates = settings.price_of(provider, model)
-    if rates is None:
-        return None
-    per_input, per_output = rates
-    return round((tokens["prompt"] * per_input + tokens["completion"] * per_output) / 1e6, 8)
