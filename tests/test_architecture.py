@@ -313,6 +313,33 @@ def test_a_package_s_lazy_exports_resolve_and_match_its_type_imports(package: st
         assert getattr(module, name) is not None, name
 
 
+# --- sizes a reader can hold -----------------------------------------------------------
+
+#: The most modules at the package's top (its public face: ``__init__``, ``__main__``,
+#: ``errors``, ``pipeline``, ``exports``), lines in one module, lines in one function.
+MAX_TOP_MODULES, MAX_MODULE_LINES, MAX_FUNCTION_LINES = 12, 400, 60
+
+
+def test_the_top_level_is_the_public_face() -> None:
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_MODULES, top
+
+
+def test_no_module_or_function_is_too_long_to_read() -> None:
+    long_modules, long_functions = [], []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(PACKAGE)
+        if len(text.splitlines()) > MAX_MODULE_LINES:
+            long_modules.append(f"{where}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    long_functions.append(f"{where}: {node.name} ({length} lines)")
+    assert not long_modules and not long_functions, long_modules + long_functions
+
+
 def printed_json(code: str) -> Any:
     """What ``code``, run in a new Python process, prints as JSON (a fresh process: the
     modules it imports are its own, not the test run's)."""

@@ -264,22 +264,7 @@ def _compile(path: Path, data: Any) -> Taxonomy:
     def fail(entry: str, problem: str) -> ConfigError:
         return ConfigError(f"{path}: {entry}: {problem}")
 
-    if not isinstance(data, dict) or not isinstance(data.get("categories"), dict):
-        raise fail("categories", "missing: expected a mapping of category -> entry")
-    if unknown := sorted(set(map(str, data)) - set(_KEYS)):
-        raise fail(unknown[0], f"unknown key (expected {', '.join(_KEYS)})")
-    weights = data.get("weights")
-    if not isinstance(weights, dict) or set(weights) != set(_TIERS) or not all(
-            map(_positive, weights.values())):
-        raise fail("weights", "expected {strong: N, normal: N, weak: N}, positive numbers")
-    services: dict[str, dict[str, float]] = {}
-    kinds = data.get("services") or {}
-    for kind, spec in kinds.items() if isinstance(kinds, dict) else [("", None)]:
-        if not isinstance(spec, dict) or not all(
-                c in CATEGORIES and _positive(v) for c, v in spec.items()):
-            raise fail(f"services.{kind}".rstrip("."), "expected {category: points}, "
-                       "known categories and positive numbers")
-        services[str(kind).lower()] = {c: float(v) for c, v in spec.items()}
+    weights, services = _weights_and_services(data, fail)
     terms: dict[str, Term] = {}
     patterns: list[Term] = []
     words: dict[str, list[str]] = {"latin": []}
@@ -329,6 +314,29 @@ def _compile(path: Path, data: Any) -> Taxonomy:
     latin = re.compile(rf"{_LATIN_START}(?<!\w)(?:{_trie(words.pop('latin'))}{regexes})(?!\w)")
     matchers = (latin, *(re.compile(_trie(group)) for group in words.values()))
     return Taxonomy(path, about, types, services, terms, tuple(patterns), matchers)
+
+
+def _weights_and_services(data: Any, fail: Callable[[str, str], ConfigError]
+                          ) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
+    """The taxonomy file's top level checked: its keys, its tiers' weights, and the
+    points each service kind gives categories."""
+    if not isinstance(data, dict) or not isinstance(data.get("categories"), dict):
+        raise fail("categories", "missing: expected a mapping of category -> entry")
+    if unknown := sorted(set(map(str, data)) - set(_KEYS)):
+        raise fail(unknown[0], f"unknown key (expected {', '.join(_KEYS)})")
+    weights = data.get("weights")
+    if not isinstance(weights, dict) or set(weights) != set(_TIERS) or not all(
+            map(_positive, weights.values())):
+        raise fail("weights", "expected {strong: N, normal: N, weak: N}, positive numbers")
+    services: dict[str, dict[str, float]] = {}
+    kinds = data.get("services") or {}
+    for kind, spec in kinds.items() if isinstance(kinds, dict) else [("", None)]:
+        if not isinstance(spec, dict) or not all(
+                c in CATEGORIES and _positive(v) for c, v in spec.items()):
+            raise fail(f"services.{kind}".rstrip("."), "expected {category: points}, "
+                       "known categories and positive numbers")
+        services[str(kind).lower()] = {c: float(v) for c, v in spec.items()}
+    return weights, services
 
 
 def _positive(value: Any) -> bool:

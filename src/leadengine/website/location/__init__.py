@@ -49,6 +49,7 @@ from leadengine.website.location.address_candidates import (
     evidence,
     top,
 )
+from leadengine.website.location.address_patterns import Candidate
 from leadengine.website.location.map_links import (
     GEO_NAMES,
     GEO_POSITIONS,
@@ -199,20 +200,8 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
     numbers = phone_numbers(phones)
 
     # The country first: it decides which postcodes and which of same-named places count.
-    country = postal_country(postal, places)
     best_found = top(found)
-    if country is None:
-        for candidate in best_found[:5]:
-            code = country_in(Text(candidate.text), places)
-            if code:
-                country = Part(code, f'country name in address text: "{quote(candidate.text)}"')
-                break
-    if country is None:
-        meta = next((geo for page in pages if (geo := geo_country(page.geo_meta))), None)
-        if meta is not None and meta[0] in places.countries:
-            country = Part(*meta)
-    if country is None:
-        country = _site_country(url, numbers, language, places)
+    country = _country(postal, best_found, pages, url, numbers, language, places)
 
     code = country.value if country else None
     placer = Placer(best_found, code, places)
@@ -238,19 +227,7 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
     if city is None:
         city = phone_city(numbers, code, places)
 
-    region = postal_field(postal, "addressRegion", places)
-    if region is None:
-        source = best if best is not None and best.region is not None else (
-            placer.first(_has_region, 3))
-        if source is not None and source.region is not None:
-            region = Part(places.regions[source.region[0]].name,
-                          evidence(source.candidate))
-    if region is None:
-        for clue in maps:
-            hit = region_in(Text(clue.query), code, places) if clue.query else None
-            if hit:
-                region = Part(places.regions[hit[0]].name, clue.evidence)
-                break
+    region = _region(postal, best, placer, maps, code, places)
 
     postcode = postal_field(postal, "postalCode", places)
     if postcode is None:
@@ -264,6 +241,45 @@ def _read_location(pages: list[PageClues], phones: Sequence[str], url: str,
     elif city is not None and country.evidence.startswith("page language"):
         country = _city_country(city, country, places)
     return SiteLocation(street, city, region, postcode, country)
+
+
+def _country(postal: dict[str, str] | None, best_found: Sequence[Candidate],
+             pages: list[PageClues], url: str, numbers: list[phonenumbers.PhoneNumber],
+             language: str, places: Gazetteer) -> Part | None:
+    """The country, first: it decides which postcodes and which of same-named places
+    count. The structured address's; a country named in the best address texts; the
+    pages' geo meta tags; else what the site's domain, phones and language imply."""
+    country = postal_country(postal, places)
+    if country is None:
+        for candidate in best_found[:5]:
+            code = country_in(Text(candidate.text), places)
+            if code:
+                return Part(code, f'country name in address text: "{quote(candidate.text)}"')
+        meta = next((geo for page in pages if (geo := geo_country(page.geo_meta))), None)
+        if meta is not None and meta[0] in places.countries:
+            return Part(*meta)
+        country = _site_country(url, numbers, language, places)
+    return country
+
+
+def _region(postal: dict[str, str] | None, best: Placed | None, placer: Placer,
+            maps: Sequence[MapClue],
+            code: str | None, places: Gazetteer) -> Part | None:
+    """The region: the structured address's, the best address text's, else a map
+    link's."""
+    region = postal_field(postal, "addressRegion", places)
+    if region is None:
+        source = best if best is not None and best.region is not None else (
+            placer.first(_has_region, 3))
+        if source is not None and source.region is not None:
+            region = Part(places.regions[source.region[0]].name,
+                          evidence(source.candidate))
+    if region is None:
+        for clue in maps:
+            hit = region_in(Text(clue.query), code, places) if clue.query else None
+            if hit:
+                return Part(places.regions[hit[0]].name, clue.evidence)
+    return region
 
 
 def _city_country(city: Part, language: Part, places: Gazetteer) -> Part:

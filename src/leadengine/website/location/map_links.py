@@ -58,13 +58,6 @@ def read_map_link(link: str) -> MapClue | None:
     params = parse_qs(parts.query)
     path = unquote(parts.path)
 
-    def param(*names: str) -> tuple[str, str]:
-        for name in names:
-            values = params.get(name)
-            if values and values[0].strip():
-                return name, " ".join(values[0].split())
-        return "", ""
-
     service, query, where, coords = "", "", "", None
     if "kakao" in hostname:
         service = "Kakao Map"
@@ -74,45 +67,29 @@ def read_map_link(link: str) -> MapClue | None:
             if match.group(2):
                 coords = _coords(match.group(2), match.group(3))
         else:
-            where, query = param("q", "query")
+            where, query = _param(params, "q", "query")
     elif "naver" in hostname:
         service = "Naver Map"
         match = re.search(r"/(?:search|p/search|v5/search)/([^/]+)", path)
         query, where = (match.group(1), "search") if match else ("", "")
         if not query:
-            where, query = param("query", "q")
+            where, query = _param(params, "query", "q")
     elif "apple" in hostname:
         service = "Apple Maps"
-        where, query = param("q", "address", "daddr")
-        name, value = param("ll", "sll")
+        where, query = _param(params, "q", "address", "daddr")
+        name, value = _param(params, "ll", "sll")
         coords = _coords_text(value) if name else None
     elif "openstreetmap" in hostname or hostname.endswith("osm.org"):
         service = "OpenStreetMap"
-        where, query = param("query")
-        lat, lng = param("mlat")[1], param("mlon")[1]
+        where, query = _param(params, "query")
+        lat, lng = _param(params, "mlat")[1], _param(params, "mlon")[1]
         coords = _coords(lat, lng) if lat and lng else None
         match = re.search(r"map=\d+/(-?[\d.]+)/(-?[\d.]+)", parts.fragment)
         if coords is None and match:
             coords = _coords(match.group(1), match.group(2))
     else:
         service = "Google Maps"
-        where, query = param("q", "query", "destination", "daddr", "address")
-        match = re.search(r"/maps/(?:place|search)/([^/@]+)", path)
-        if not query and match:
-            query, where = match.group(1).replace("+", " "), "place"
-        pb = params.get("pb", [""])[0]
-        named = re.search(r"!1s0x[0-9a-f]+(?::|%3A)0x[0-9a-f]+!2s([^!]+)", pb, re.I)
-        if not query and named:
-            query, where = unquote(named.group(1)).replace("+", " "), "place"
-        match = re.search(r"@(-?\d+\.\d+),(-?\d+\.\d+)", path)
-        lat_lng = re.search(r"!3d(-?\d+\.\d+)", pb), re.search(r"!2d(-?\d+\.\d+)", pb)
-        if match:
-            coords = _coords(match.group(1), match.group(2))
-        elif lat_lng[0] and lat_lng[1]:
-            coords = _coords(lat_lng[0].group(1), lat_lng[1].group(1))
-        else:
-            name, value = param("ll", "center", "sll")
-            coords = _coords_text(value) if name else None
+        query, where, coords = _google(path, params)
     query = " ".join(query.replace("+", " ").split())[:300]
     if query and _COORDS.fullmatch(query.removeprefix("loc:").strip()):
         coords, query = coords or _coords_text(query), ""
@@ -125,6 +102,39 @@ def read_map_link(link: str) -> MapClue | None:
     else:
         return None
     return MapClue(query, coords, evidence)
+
+
+def _param(params: dict[str, list[str]], *names: str) -> tuple[str, str]:
+    """The first of ``names`` the query string gives a value, and its value."""
+    for name in names:
+        values = params.get(name)
+        if values and values[0].strip():
+            return name, " ".join(values[0].split())
+    return "", ""
+
+
+def _google(path: str, params: dict[str, list[str]]
+            ) -> tuple[str, str, tuple[float, float] | None]:
+    """A Google Maps link's query, where it was read from, and its coordinates."""
+    coords: tuple[float, float] | None = None
+    where, query = _param(params, "q", "query", "destination", "daddr", "address")
+    match = re.search(r"/maps/(?:place|search)/([^/@]+)", path)
+    if not query and match:
+        query, where = match.group(1).replace("+", " "), "place"
+    pb = params.get("pb", [""])[0]
+    named = re.search(r"!1s0x[0-9a-f]+(?::|%3A)0x[0-9a-f]+!2s([^!]+)", pb, re.I)
+    if not query and named:
+        query, where = unquote(named.group(1)).replace("+", " "), "place"
+    match = re.search(r"@(-?\d+\.\d+),(-?\d+\.\d+)", path)
+    lat_lng = re.search(r"!3d(-?\d+\.\d+)", pb), re.search(r"!2d(-?\d+\.\d+)", pb)
+    if match:
+        coords = _coords(match.group(1), match.group(2))
+    elif lat_lng[0] and lat_lng[1]:
+        coords = _coords(lat_lng[0].group(1), lat_lng[1].group(1))
+    else:
+        name, value = _param(params, "ll", "center", "sll")
+        coords = _coords_text(value) if name else None
+    return query, where, coords
 
 
 def _coords_text(text: str) -> tuple[float, float] | None:

@@ -78,17 +78,7 @@ def cities_in(text: Text, country: str | None, places: Gazetteer,
         return any(country in countries and start < hit.end and hit.start < end
                    for start, end, countries in regions)
 
-    found: list[tuple[list[int], Hit]] = []
-    for hit in places.city_index.find(text):
-        if not usable(text, hit):
-            continue
-        rows = [r for r in hit.rows if places.city(r).country == country] if country else []
-        rows = rows or list(hit.rows)
-        city = places.city(rows[0])
-        if (_ambiguous(hit.key) and city.country != country) or (
-                country and city.country != country and city.population < 100_000):
-            continue
-        found.append((rows, hit))
+    found = _city_names(text, country, places)
     named = {rows[0] for rows, hit in found if not _shared(rows, hit.key, places)
              and not in_region(hit, places.city(rows[0]).country)}
     options = []
@@ -124,6 +114,24 @@ def cities_in(text: Text, country: str | None, places: Gazetteer,
                 math.log10(max(city.population, 10)) + 3 * near, not item.named)
 
     return max(options, key=rank)
+
+
+def _city_names(text: Text, country: str | None, places: Gazetteer
+                ) -> list[tuple[list[int], Hit]]:
+    """The city names of ``text`` worth reading, each with its cities (those of
+    ``country`` first): an ambiguous name, or a small town, abroad is left out."""
+    found: list[tuple[list[int], Hit]] = []
+    for hit in places.city_index.find(text):
+        if not usable(text, hit):
+            continue
+        rows = [r for r in hit.rows if places.city(r).country == country] if country else []
+        rows = rows or list(hit.rows)
+        city = places.city(rows[0])
+        if (_ambiguous(hit.key) and city.country != country) or (
+                country and city.country != country and city.population < 100_000):
+            continue
+        found.append((rows, hit))
+    return found
 
 
 #: A city farther than this from the city its named region is called after is a
