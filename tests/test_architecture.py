@@ -313,6 +313,19 @@ def test_a_package_s_lazy_exports_resolve_and_match_its_type_imports(package: st
         assert getattr(module, name) is not None, name
 
 
+def test_the_architecture_page_lists_every_package_with_its_layer() -> None:
+    """docs/architecture.md has one section per entry of LAYERS, lowest first, and each
+    says what it may import: exactly the layers below it."""
+    page = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^### `([\w.]+?)(?:/|\.py)`\n(.*?)(?=^### |\Z)", page, re.S | re.M)
+    assert [name for name, _ in sections] == list(LAYERS)
+    for index, (name, text) in enumerate(sections):
+        said = re.search(r"May import: (.*?)\.(?:\s|$)", " ".join(text.split()))
+        assert said is not None, name
+        expected = ", ".join(LAYERS[:index]) or "nothing of the package"
+        assert said.group(1) == expected, name
+
+
 # --- sizes a reader can hold -----------------------------------------------------------
 
 #: The most modules at the package's top (its public face: ``__init__``, ``__main__``,
