@@ -25,7 +25,9 @@ import json
 import random
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 import httpx
@@ -94,19 +96,32 @@ class ChatResult:
     limits: dict[str, int] = field(default_factory=dict, hash=False)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Usage:
-    """What the requests of one judgement used: tokens, requests paid for and answered
-    from the cache, and the model that gave the last answer."""
+    """What some requests used: tokens by kind, requests paid for and answered from the
+    cache, and the model that gave the last answer. A value: ``a + b`` is their sum
+    (the later one's model)."""
 
-    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    tokens: Mapping[str, int] = field(
+        default_factory=lambda: MappingProxyType({"prompt": 0, "completion": 0}))
     paid: int = 0
     cached: int = 0
     model: str | None = None
 
-    def add(self, counts: dict[str, int]) -> None:
-        for name, count in counts.items():
-            self.tokens[name] = self.tokens.get(name, 0) + count
+    def __add__(self, other: Usage) -> Usage:
+        tokens = dict(self.tokens)
+        for name, count in other.tokens.items():
+            tokens[name] = tokens.get(name, 0) + count
+        return Usage(MappingProxyType(tokens), self.paid + other.paid,
+                     self.cached + other.cached, other.model or self.model)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A model's answer (its text) and what getting it used."""
+
+    text: str
+    usage: Usage
 
 
 class ChatError(Exception):

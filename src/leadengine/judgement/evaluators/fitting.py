@@ -38,9 +38,6 @@ class Prompt:
     cut_to: int | None = None
     cut: str | None = None
 
-    def parts(self) -> tuple[list[Message], str, list[str], str | None]:
-        return self.messages, self.content, self.removed, self.cut
-
 
 def prompt_for(facts: SiteFacts, hits: Sequence[Hit], system_prompt: str,
                text: str | None = None) -> Prompt:

@@ -24,6 +24,7 @@ import asyncio
 import datetime
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 from leadengine.config import Provider, Settings
@@ -35,11 +36,12 @@ from leadengine.errors import (
     QuotaExhausted,
 )
 from leadengine.facts.site_facts import SiteFacts
-from leadengine.judgement.evaluation import STRICT_ANSWER_SCHEMA, Verdict
+from leadengine.judgement.evaluation import Judgement, Verdict
 from leadengine.judgement.evaluators.answers import hold_to_facts, parse_judgement
 from leadengine.judgement.evaluators.backends import base_url_of, make_backend
 from leadengine.judgement.evaluators.cache import ResponseCache
 from leadengine.judgement.evaluators.chat import (
+    Answer,
     ChatBackend,
     ChatError,
     ChatRequest,
@@ -59,6 +61,7 @@ from leadengine.judgement.evaluators.fitting import (
 )
 from leadengine.judgement.evaluators.limits import RateLimits, limits_to_share
 from leadengine.judgement.evaluators.refusals import ModelGone, RequestTooLarge, refusal
+from leadengine.judgement.evaluators.requests import build_request
 from leadengine.judgement.evaluators.switching import (
     ModelChoice,
     sampling_refused,
@@ -199,32 +202,14 @@ class LLMEvaluator:
         requests alone (not the reading and checks): that many answers keep coming."""
         self.in_flight = asyncio.Semaphore(requests)
 
-    def answer_schema(self, model: str | None = None) -> dict[str, Any] | None:
-        """The strict JSON Schema for models that take one; None = JSON mode (or, where
-        the wire format has none, the backend's JSON-only instruction)."""
-        mode = self.settings.structured_output
-        if mode == "auto":
-            mode = "json_schema" if self.capabilities(model or self.model).schema \
-                else "json_object"
-        return STRICT_ANSWER_SCHEMA if mode == "json_schema" else None
-
     def request(self, messages: Sequence[Message], room: int,
                 schema: dict[str, Any] | None = None,
                 schema_name: str = "lead_evaluation", model: str | None = None
                 ) -> ChatRequest:
-        """The request to ``model`` (the one in use): at most ``room`` output tokens, the
-        sampling temperature and reasoning effort where the model takes them, and the
-        strict schema (``schema``, for another answer than the evaluation) where it takes
-        one."""
+        """The request to ``model`` (the one in use): :func:`build_request`."""
         model = model or self.model
-        capabilities = self.capabilities(model)
-        effort = capabilities.effort(self.settings.reasoning_effort)
-        sampling = capabilities.sampling and model.lower() not in self.no_sampling
-        strict = self.answer_schema(model)
-        return ChatRequest(model=model, messages=tuple(messages), max_tokens=room,
-                           temperature=self.settings.temperature if sampling else None,
-                           schema=strict if schema is None or strict is None else schema,
-                           schema_name=schema_name, reasoning_effort=effort)
+        return build_request(messages, room, model, self.capabilities(model), self.settings,
+                             model.lower() not in self.no_sampling, schema, schema_name)
 
     def expected_answer(self, room: int) -> int:
         """Output tokens a request is expected to use (never more than its room)."""
@@ -260,58 +245,65 @@ class LLMEvaluator:
 
     async def judge(self, facts: SiteFacts, hits: Sequence[Hit]) -> Verdict:
         """The model's verdict on the facts and the pages' text, held to the facts."""
-        messages, content, removed, cut = self.fitted(facts, hits).parts()
-        usage = Usage(tokens={"prompt_estimate": sum(estimate_tokens(m.text)
-                                                     for m in messages),
-                              "prompt": 0, "completion": 0})
+        prompt = self.fitted(facts, hits)
+        estimate = sum(estimate_tokens(m.text) for m in prompt.messages)
         try:
-            answer = await self.complete(messages, usage)
+            reply = await self.complete(prompt.messages)
         except RequestTooLarge as exc:
             # The provider counts this page's tokens higher than the estimate: learn by
             # how much, cut the text to fit, and ask once more.
             counted = max(1, exc.requested - exc.room)
             self.scale = max(self.scale, self.scale * counted / max(1, exc.estimate) * 1.05)
             self.refused_at[self.model.lower()] = exc.limit
-            messages, content, removed, cut = self.fitted(facts, hits).parts()
-            answer = await self.complete(messages, usage)
-        try:
-            judgement = parse_judgement(answer)
-        except ValueError as first_error:
-            messages += [Message("assistant", answer),
-                         Message("user", REPAIR_PROMPT.format(errors=first_error))]
-            answer = await self.complete(messages, usage)
-            try:
-                judgement = parse_judgement(answer)
-            except ValueError as error:
-                raise LLMError(f"{self.name} model {usage.model or self.model!r} did not "
-                               "return a valid evaluation after one repair attempt: "
-                               f"{error}") from None
+            prompt = self.fitted(facts, hits)
+            reply = await self.complete(prompt.messages)
+        judgement, used = await self.parsed(prompt.messages, reply)
+        usage = Usage(MappingProxyType({"prompt_estimate": estimate, "prompt": 0,
+                                        "completion": 0})) + used
         model = usage.model or self.model
-        fields, warnings = hold_to_facts(judgement.model_dump(), facts, content, removed,
-                                        self.rules)
+        fields, warnings = hold_to_facts(judgement.model_dump(), facts, prompt.content,
+                                        prompt.removed, self.rules)
         instead = self.models.reason(model)
         if instead is not None:
             warnings.insert(0, instead)
-        if cut:
-            warnings.append(cut)
+        if prompt.cut:
+            warnings.append(prompt.cut)
         cached = usage.paid == 0
-        return Verdict(**fields, warnings=warnings, tokens=usage.tokens, cached=cached,
+        tokens = dict(usage.tokens)
+        return Verdict(**fields, warnings=warnings, tokens=tokens, cached=cached,
                        model=model, cost_usd=0.0 if cached else price(
-                           self.settings, self.name, model, usage.tokens))
+                           self.settings, self.name, model, tokens))
 
-    async def complete(self, messages: list[Message], usage: Usage,
+    async def parsed(self, messages: list[Message], reply: Answer) -> tuple[Judgement, Usage]:
+        """The judgement ``reply`` holds, and what it cost; an answer that is no valid
+        evaluation is sent back once to be repaired."""
+        try:
+            return parse_judgement(reply.text), reply.usage
+        except ValueError as first_error:
+            repair = [*messages, Message("assistant", reply.text),
+                      Message("user", REPAIR_PROMPT.format(errors=first_error))]
+        again = await self.complete(repair)
+        usage = reply.usage + again.usage
+        try:
+            return parse_judgement(again.text), usage
+        except ValueError as error:
+            raise LLMError(f"{self.name} model {usage.model or self.model!r} did not "
+                           f"return a valid evaluation after one repair attempt: {error}"
+                           ) from None
+
+    async def complete(self, messages: list[Message],
                        check: Callable[[str], object] | None = None,
                        schema: dict[str, Any] | None = None,
-                       schema_name: str = "lead_evaluation") -> str:
+                       schema_name: str = "lead_evaluation") -> Answer:
         """The answer to ``messages`` (from the cache when it holds one), from the model
         in use or, when it is gone or out of quota, the one that replaces it; ``check``
         raises ValueError on an answer not worth caching (default: not a valid
-        evaluation). ``usage`` is told what it cost and which model answered."""
+        evaluation); with what it cost and which model answered."""
         while True:
             model = self.model
             try:
-                return await self._complete(model, messages, usage,
-                                            check or parse_judgement, schema, schema_name)
+                return await self._complete(model, messages, check or parse_judgement,
+                                            schema, schema_name)
             except ModelGone as gone:
                 if not await self._switch(model, gone.why, quota=False):
                     raise gone.error from None
@@ -319,9 +311,9 @@ class LLMEvaluator:
                 if not await self._switch(model, "used up its daily quota", quota=True):
                     raise exc from None
 
-    async def _complete(self, model: str, messages: list[Message], usage: Usage,
+    async def _complete(self, model: str, messages: list[Message],
                         check: Callable[[str], object], schema: dict[str, Any] | None,
-                        schema_name: str) -> str:
+                        schema_name: str) -> Answer:
         room = self.settings.max_completion_tokens
         request = self.request(messages, room, schema, schema_name, model)
         key = {**request.as_key(), "provider": self.name, "base_url": self.base_url,
@@ -329,14 +321,14 @@ class LLMEvaluator:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                usage.cached += 1
-                usage.model = model
-                usage.add({name: int(hit["usage"][name])
-                           for name in ("prompt", "completion", "reasoning")
-                           if name in hit["usage"]})
-                return str(hit["content"])
-        response = await self._post(request, self.expected_answer(room), usage)
+                tokens = {name: int(hit["usage"][name])
+                          for name in ("prompt", "completion", "reasoning")
+                          if name in hit["usage"]}
+                return Answer(str(hit["content"]), Usage() + Usage(
+                    MappingProxyType(tokens), cached=1, model=model))
+        response = await self._post(request, self.expected_answer(room))
         counts = usage_of(response)
+        paid = 1
         if response.cut:
             # Cut short (a reasoning model may spend all its room thinking): the text is
             # no answer to repair, so ask once more with twice the room (within the
@@ -350,7 +342,8 @@ class LLMEvaluator:
             # whole room when the server did not say).
             used = response.completion_tokens
             expected = min(room, used + ANSWER_TOKENS) if used else room
-            response = await self._post(replace(request, max_tokens=room), expected, usage)
+            response = await self._post(replace(request, max_tokens=room), expected)
+            paid += 1
             for name, count in usage_of(response).items():
                 counts[name] = counts.get(name, 0) + count
             if response.cut:
@@ -360,21 +353,21 @@ class LLMEvaluator:
                                f"({client.stop_field}={response.finish_reason}, "
                                f"{client.room_field}={room}): "
                                f"raise LEADENGINE_MAX_COMPLETION_TOKENS{lower}")
-        usage.model = model
+        usage = Usage() + Usage(MappingProxyType(counts), paid=paid, model=model)
         content = response.content
         if self.cache is not None:
             try:
                 check(content)
             except ValueError:
-                return content  # only valid answers are worth keeping
+                return Answer(content, usage)  # only valid answers are worth keeping
             # Kept under the first request's key, so the next identical run gets the
             # answer without first paying for the cut one again.
             self.cache.put(key, content, counts)
-        return content
+        return Answer(content, usage)
 
-    async def _post(self, request: ChatRequest, answer: int, usage: Usage) -> ChatResult:
-        """One paid request within the rate limits; its usage added to ``usage``. A
-        model that refuses the sampling temperature is asked again without it."""
+    async def _post(self, request: ChatRequest, answer: int) -> ChatResult:
+        """One paid request within the rate limits. A model that refuses the sampling
+        temperature is asked again without it."""
         while True:
             budget = request_budget(request.messages, answer)
             await self.limiter.acquire(budget)
@@ -392,9 +385,7 @@ class LLMEvaluator:
                 raise refusal(exc, request, self.settings, self.provider, self.base_url,
                               self.high_tokens(request.messages)) from None
             break
-        usage.paid += 1
         self.limiter.settle(budget, response.prompt_tokens + response.completion_tokens)
         if response.limits:
             self.learn_limits(request.model, response.limits)
-        usage.add(usage_of(response))
         return response

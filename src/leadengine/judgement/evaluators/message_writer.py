@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, ValidationError
 
 from leadengine.errors import LeadEngineError
-from leadengine.judgement.evaluators.chat import Message, Usage
+from leadengine.judgement.evaluators.chat import Message
 from leadengine.judgement.outreach import MAX_SUBJECT, PLACEHOLDER, OutreachMessage, own_contacts
 from leadengine.knowledge.rules import MAX_CHAT
 
@@ -175,13 +175,13 @@ async def write_message(evaluator: LLMEvaluator, facts: SiteFacts, draft: Outrea
                     language=LANGUAGE_NAMES.get(language, "English"))),
                 Message("user", "FACTS:\n" + "\n".join(f"- {line}" for line in lines)
                         + "\n\nTEAM'S DRAFT:\n" + draft_text)]
-    usage = Usage()
-    tokens = usage.tokens
+    tokens: dict[str, int] = {}
     try:
-        answer = await evaluator.complete(messages, usage,
-                                          check=parse_message, schema=MESSAGE_SCHEMA,
+        answer = await evaluator.complete(messages, check=parse_message,
+                                          schema=MESSAGE_SCHEMA,
                                           schema_name="outreach_message")
-        written = parse_message(answer)
+        tokens = dict(answer.usage.tokens)
+        written = parse_message(answer.text)
     except (ValueError, LeadEngineError) as exc:
         return Written(draft, (f"the model's outreach message was not usable ({exc}); "
                                "the template's message is kept",), tokens)
