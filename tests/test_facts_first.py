@@ -257,3 +257,46 @@ def test_every_evaluator_gets_the_same_facts(fake_llm: FakeOpenAI, kb: Knowledge
     assert offline.business_name == "Lotus Growth Digital"  # the facts' name
     assert online.business_name == "A Business"  # the model's own
     assert isinstance(offline, Evaluation) and offline.cost_usd == 0.0 and not offline.tokens
+
+
+def _mutable_parts(value: Any, path: str, seen: set[int]) -> list[str]:
+    """Where ``value`` holds something that can be changed in place: a dict, list or
+    set, or a dataclass that is not frozen (the rules' own models are the knowledge
+    base's, not the facts', and are left out)."""
+    import dataclasses
+    from types import MappingProxyType
+
+    from pydantic import BaseModel
+
+    if id(value) in seen or isinstance(value, str | bytes | int | float | bool | BaseModel) \
+            or value is None:
+        return []
+    seen.add(id(value))
+    if isinstance(value, dict | list | set | bytearray):
+        return [f"{path}: {type(value).__name__}"]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        found = [] if value.__dataclass_params__.frozen else [f"{path}: not frozen"]
+        for f in dataclasses.fields(value):
+            found += _mutable_parts(getattr(value, f.name), f"{path}.{f.name}", seen)
+        return found
+    if isinstance(value, MappingProxyType):
+        return [p for key, item in value.items()
+                for p in _mutable_parts(item, f"{path}[{key!r}]", seen)]
+    if isinstance(value, tuple | frozenset):
+        return [p for i, item in enumerate(value)
+                for p in _mutable_parts(item, f"{path}[{i}]", seen)]
+    return []
+
+
+@pytest.mark.parametrize("site", ["bangkok-dental-fb-only", "bangkok-clinic-mature",
+                                  "yangon-clinic-burmese"])
+def test_site_facts_are_immutable_all_the_way_down(site: str, kb: KnowledgeBase) -> None:
+    """Every evaluator reads the same facts, and none can change them for the next: no
+    dict, list or set anywhere in them, every dataclass frozen. The evaluation's
+    ``signals`` is built from them, a new dict each time."""
+    facts = site_facts(asyncio.run(load_site(str(SITES / site))), kb.rules)
+    assert _mutable_parts(facts, "facts", set()) == []
+    first, second = facts.signals(), facts.signals()
+    assert first == second and first is not second and first["evidence"] is not \
+        second["evidence"]
+    assert set(facts.flags) <= set(first) and first["phones"] == list(facts.contacts.phones)

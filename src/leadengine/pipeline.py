@@ -9,7 +9,6 @@ evaluator's verdict (:func:`assemble_evaluation`).
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import Sequence
 
 from leadengine.config import Settings
@@ -143,8 +142,7 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
         excluded_services=facts.excluded_services,
         digital_maturity=facts.maturity(),
         sources=[Source(path=h.path, heading=h.heading, score=h.score) for h in hits],
-        # A copy: two evaluations of the same facts (``compare``) share no lists.
-        signals=copy.deepcopy(facts.signals),
+        signals=facts.signals(),
         warnings=warnings + verdict.warnings,
         tokens=dict(verdict.tokens),
         cost_usd=verdict.cost_usd,

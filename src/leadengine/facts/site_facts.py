@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
 from leadengine.facts.location import Location as Location
@@ -56,7 +57,7 @@ class Identity:
     #: double); None when no industry's keywords appear.
     industry: Industry | None = None
     #: Name candidates passed over because they address an AI, one warning each.
-    warnings: list[str] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()
     #: What identified the industry: its first keyword on the site ('"clinic"'), or the
     #: site's category ("category healthcare") when no keyword of it appears.
     industry_evidence: str = ""
@@ -79,7 +80,7 @@ class Contacts:
     phones: tuple[str, ...] = ()
     emails: tuple[str, ...] = ()
     #: Network ("facebook", "line", "messenger"...) -> the first link to it.
-    social: dict[str, str] = field(default_factory=dict)
+    social: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -118,21 +119,19 @@ class SiteFacts:
     #: The languages of the pages read (ISO 639-1), homepage's first.
     languages: tuple[str, ...]
     #: Third-party booking, ordering, shop and form services the site uses.
-    services: tuple[dict[str, Any], ...]
+    services: tuple[Mapping[str, Any], ...]
     #: The signal flags (``contact_form``, ``analytics``...) and each one's evidence.
-    flags: dict[str, bool]
-    evidence: dict[str, str]
+    flags: Mapping[str, bool]
+    evidence: Mapping[str, str]
     #: Trackers that may load inside Google Tag Manager: not seen, not known absent.
     unknown: tuple[str, ...]
-    #: The signals as the evaluation's ``signals`` field shows them.
-    signals: dict[str, Any]
     layers: tuple[Layer, ...]
     #: The knowledge base's exclusion for the business's industry, if one applies.
     exclusion: Exclusion | None
     #: The size signals the site shows (branches, a named team...).
     size: tuple[SizeSignal, ...]
     #: Each size signal's label -> the word of it found on the site.
-    size_evidence: dict[str, str]
+    size_evidence: Mapping[str, str]
     #: The words of the rules' angle triggers that the site's text holds (lower case).
     cue_words: frozenset[str]
     #: The pages' text, injections removed and cut to length: what an LLM reads.
@@ -168,6 +167,14 @@ class SiteFacts:
         """Services the knowledge base forbids for this business."""
         return list(self.exclusion.never_sell) if self.exclusion else []
 
+    def signals(self) -> dict[str, Any]:
+        """The signals as the evaluation's ``signals`` field shows them: every flag, the
+        trackers not known absent, each flag's evidence, and the contacts (a new dict
+        each call: the evaluation owns it)."""
+        return {**self.flags, "unknown": list(self.unknown), "evidence": dict(self.evidence),
+                "social": dict(self.contacts.social), "phones": list(self.contacts.phones),
+                "emails": list(self.contacts.emails)}
+
     def maturity(self) -> dict[str, dict[str, Any]]:
         """The layers as the evaluation's ``digital_maturity`` shows them."""
         return {layer.rule.name: layer.as_dict() for layer in self.layers}
@@ -177,6 +184,16 @@ class SiteFacts:
         ``out_of_market``, ``excluded``, ``industry:<Name>`` and ``category:<value>``."""
         return _conditions(self.flags, self.location, self.identity.industry, self.exclusion,
                            self.category)
+
+
+def frozen(value: Any) -> Any:
+    """``value`` with its mappings made read-only and its lists tuples, all the way
+    down: facts shared by every evaluator are never changed by one of them."""
+    if isinstance(value, dict):
+        return MappingProxyType({key: frozen(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(frozen(item) for item in value)
+    return value
 
 
 def holds(condition: str, values: dict[str, bool]) -> bool:
@@ -224,15 +241,13 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         identity=identity,
         location=location, category=site.category,
         languages=site.languages or (site.language,),
-        services=tuple(dict(s) for s in signals.services),
-        contacts=Contacts(tuple(signals.phones), tuple(signals.emails), dict(signals.social)),
-        flags=flags, evidence=evidence, unknown=tuple(signals.unknown),
-        signals={**signals.as_dict(), "evidence": evidence,
-                 **{n: flags[n] for n in ("facebook_only", "platform_dependent")
-                    if n in flags}},
-        layers=layers, exclusion=exclusion,
+        services=tuple(frozen(s) for s in signals.services),
+        contacts=Contacts(tuple(signals.phones), tuple(signals.emails),
+                          MappingProxyType(dict(signals.social))),
+        flags=MappingProxyType(flags), evidence=MappingProxyType(evidence),
+        unknown=tuple(signals.unknown), layers=layers, exclusion=exclusion,
         size=tuple(s for s in rules.size_signals if s.label in size_evidence),
-        size_evidence=size_evidence, words=readable_words(site.text),
+        size_evidence=MappingProxyType(size_evidence), words=readable_words(site.text),
         cue_words=frozenset(k.lower() for a in rules.angles for k in a.keywords
                             if count_text([k])),
         text=site.text, page_warnings=tuple(_page_warnings(site, quotes)),
@@ -272,7 +287,7 @@ def _identity(site: Site, rules: Rules, count_text: Count,
         word = next((k for k in industry.keywords if count_headline([k]) or count_text([k])),
                     None)
         evidence = f'"{word}"' if word else f"category {site.category.value}"
-    return Identity(name, source, industry, passed_over, evidence)
+    return Identity(name, source, industry, tuple(passed_over), evidence)
 
 
 def _industry(rules: Rules, count_text: Count, count_headline: Count,
@@ -318,7 +333,7 @@ def industry_category(industry: Industry) -> str:
 CATEGORY_CONDITION_FLOOR = 0.35
 
 
-def _conditions(flags: dict[str, bool], location: Location, industry: Industry | None,
+def _conditions(flags: Mapping[str, bool], location: Location, industry: Industry | None,
                 exclusion: Exclusion | None, category: Category | None = None
                 ) -> dict[str, bool]:
     values = dict(flags)
