@@ -320,7 +320,7 @@ def prepare(kb: KnowledgeBase, settings: Settings, forked: bool) -> None:
         # shards, which report it on the rows it fails.
         with contextlib.suppress(Exception):
             retriever = kb.retriever(settings.retrieval_method)
-            getattr(retriever, "semantic", None)  # hybrid builds its semantic half
+            retriever.prepare()  # hybrid builds its semantic half
             # What retrieval loads on its first query (numpy's masked arrays...) too.
             kb.retrieve("website booking", method=settings.retrieval_method)
     if forked:

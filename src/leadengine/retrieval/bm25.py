@@ -91,6 +91,9 @@ class BM25Retriever:
                     score=round(float(scores[i]), 6), text=self.passages[i].text)
                 for i in best_indices(scores, limit, floor=0.0)]
 
+    def prepare(self) -> None:
+        """Nothing to build: the index is built when the retriever is made."""
+
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         """Each matched term's contribution to ``hit``'s score (``terms``), and the same
         summed per query word (``words``: a Thai run counts as one word, with how many

@@ -139,6 +139,10 @@ class HybridRetriever:
         return [Hit(path=self.passages[i].path, heading=self.passages[i].heading,
                     score=round(fused[i], 6), text=self.passages[i].text) for i in order]
 
+    def prepare(self) -> None:
+        """Build the semantic half (the model, the passages' embeddings) now."""
+        self.semantic  # noqa: B018  (the property builds it)
+
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         lexical, dense = self.rankings(query)
         index = next(p.index for p in self.passages

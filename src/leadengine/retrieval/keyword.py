@@ -91,6 +91,9 @@ class KeywordRetriever:
                     text=self.documents[i].content)
                 for i in best_indices(scores, limit, floor=0.0)]
 
+    def prepare(self) -> None:
+        """Nothing to build: the documents are read when the retriever is made."""
+
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         """Which query words matched ``hit``'s document (+1 each) and which long words
         were found inside it (+0.5 each), as the seed scores them."""

@@ -163,6 +163,9 @@ class SemanticRetriever:
                     score=round(float(scores[i]), 6), text=self.passages[i].text)
                 for i in best_indices(scores, limit, self.min_similarity, strict=False)]
 
+    def prepare(self) -> None:
+        """Nothing to build: the passages are embedded when the retriever is made."""
+
     def explain(self, query: str, hit: Hit) -> dict[str, Any]:
         return {"method": "semantic", "cosine": hit.score, "floor": self.min_similarity,
                 "embedder": self.embedder.name}
