@@ -312,7 +312,7 @@ def test_no_fixture_but_the_injection_one_has_injection_warnings(sites: SiteServ
             assert len(flagged) == 2
         else:
             assert flagged == [], folder
-            assert judge(site, kb.rules).warnings == [], folder
+            assert judge(site, kb.rules).warnings == (), folder
 
 
 # --- the model's answer is bounded by the facts ------------------------------------------
