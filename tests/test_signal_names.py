@@ -184,7 +184,7 @@ def test_a_misspelt_category_names_the_closest_one(tmp_path: Path) -> None:
 
 
 def test_category_conditions_hold_for_the_sites_category() -> None:
-    from leadengine.facts.site_facts import holds
+    from leadengine.facts.conditions import holds
     values = {"category:construction": True, "analytics": False}
     assert holds("category:construction", values)
     assert holds("category:logistics|construction", values)

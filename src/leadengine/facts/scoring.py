@@ -10,8 +10,9 @@ evaluator's fit score, and the fact-based score that bounds an LLM's::
 
 from __future__ import annotations
 
+from leadengine.facts.conditions import holds
 from leadengine.facts.confidence import MIN_WORDS
-from leadengine.facts.site_facts import SiteFacts, holds
+from leadengine.facts.site_facts import SiteFacts
 from leadengine.knowledge.rules import Angle, Rubric, Rules
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from leadengine.facts.conditions import conditions_of, holds
 from leadengine.facts.location import Location as Location
 from leadengine.facts.location import locate, location_conflict
 from leadengine.facts.size import Scale, scale
@@ -182,7 +183,7 @@ class SiteFacts:
     def conditions(self) -> dict[str, bool]:
         """The values the rules' conditions read: every signal flag, ``in_target``,
         ``out_of_market``, ``excluded``, ``industry:<Name>`` and ``category:<value>``."""
-        return _conditions(self.flags, self.location, self.identity.industry, self.exclusion,
+        return conditions_of(self.flags, self.location, self.identity.industry, self.exclusion,
                            self.category)
 
 
@@ -194,16 +195,6 @@ def frozen(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return tuple(frozen(item) for item in value)
     return value
-
-
-def holds(condition: str, values: dict[str, bool]) -> bool:
-    """Whether a rule's condition (``name`` or ``not:name``; ``category:a|b`` is any of
-    the categories) holds for ``values``."""
-    if condition.startswith("not:"):
-        return not holds(condition[4:], values)
-    if condition.startswith("category:") and "|" in condition:
-        return any(values.get(f"category:{c}", False) for c in condition[9:].split("|"))
-    return values.get(condition, False)
 
 
 def site_facts(site: Site, rules: Rules) -> SiteFacts:
@@ -230,7 +221,7 @@ def site_facts(site: Site, rules: Rules) -> SiteFacts:
         for name in ("facebook_only", "platform_dependent"):
             flags[name] = False
             evidence.pop(name, None)
-    values = _conditions(flags, location, industry, exclusion, site.category)
+    values = conditions_of(flags, location, industry, exclusion, site.category)
     layers = tuple(_layer(layer, values, evidence) for layer in rules.maturity_layers)
     quotes = _metadata_quotes(site)
     # Each size signal found, with its first word on the site.
@@ -327,25 +318,6 @@ def industry_category(industry: Industry) -> str:
     """The taxonomy's category of a knowledge-base industry ("Medical" -> healthcare)."""
     return _industry_category(industry.name, industry.business_type,
                               tuple(industry.keywords))
-
-
-#: A category less sure than this sets no ``category:`` condition.
-CATEGORY_CONDITION_FLOOR = 0.35
-
-
-def _conditions(flags: Mapping[str, bool], location: Location, industry: Industry | None,
-                exclusion: Exclusion | None, category: Category | None = None
-                ) -> dict[str, bool]:
-    values = dict(flags)
-    values["in_target"] = location.target is not None
-    values["out_of_market"] = location.out_of_market is not None
-    values["excluded"] = exclusion is not None
-    if industry:
-        values[f"industry:{industry.name}"] = True
-    if category is not None and category.value != "other" \
-            and category.confidence >= CATEGORY_CONDITION_FLOOR:
-        values[f"category:{category.value}"] = True
-    return values
 
 
 def _layer(layer: MaturityLayer, values: dict[str, bool], evidence: dict[str, str]) -> Layer:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from leadengine.facts.site_facts import SiteFacts, holds
+from leadengine.facts.conditions import holds
+from leadengine.facts.site_facts import SiteFacts
 from leadengine.knowledge.rules import Angle
 
 #: Condition -> language -> phrase. ``{channels}``: how the business takes bookings.

@@ -23,7 +23,7 @@ from typing import Literal
 #: knowledge base (place, industry), never read from a page (``derived``).
 Kind = Literal["tracker", "contact", "presence", "derived"]
 
-#: The condition prefixes :func:`leadengine.facts.site_facts.holds` and the facts understand.
+#: The condition prefixes :func:`leadengine.facts.conditions.holds` and the facts understand.
 NOT = "not:"
 INDUSTRY = "industry:"
 #: ``category:construction`` holds when the site's category (the fixed taxonomy of

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from leadengine.facts.conditions import holds
 from leadengine.facts.confidence import judge_confidence
 from leadengine.facts.scoring import explain_score, fact_score, first_angle
-from leadengine.facts.site_facts import SiteFacts, holds
+from leadengine.facts.site_facts import SiteFacts
 from leadengine.judgement.evaluation import ANGLES, AngleName, Verdict
 from leadengine.judgement.outreach_words import observations, sentence
 from leadengine.knowledge.base import Knowledge
