@@ -29,7 +29,7 @@ def number(text: str) -> int | None:
 
 
 def row_id(text: str) -> int | None:
-    """``text`` as a row id (:func:`store_workspace.is_id`), else None."""
+    """``text`` as a row id (:func:`leadengine.store.is_id`), else None."""
     found = number(text)
     return found if found is not None and is_id(found) else None
 

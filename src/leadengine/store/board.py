@@ -90,7 +90,7 @@ def create_board(conn: Connection) -> None:
     """``lead_board`` and its indexes, filled for the stored evaluations (migration 8)."""
     lead_board_table.create(conn, checkfirst=True)
     for name, columns in _BOARD_INDEXES.items():
-        # Plain SQL, as in store_schema._m002: an sa.Index would attach to the table.
+        # Plain SQL, as in migrations._m002: an sa.Index would attach to the table.
         conn.execute(sa.text(f"CREATE INDEX IF NOT EXISTS ix_lead_board_{name} "
                              f"ON lead_board ({columns})"))
     if sa.inspect(conn).has_table(evaluations_table.name):  # else nothing to fill

@@ -92,7 +92,7 @@ def write_outcomes(conn: Connection, key: RunKey, outcomes: Sequence[Outcome]) -
                  "passthrough": json.dumps(o.passthrough, ensure_ascii=False),
                  "created_at": now} for o in done if o.evaluation is not None]
         ids = _insert_returning_ids(conn, rows)
-        # The board's rows (store_workspace), from what was just stored.
+        # The board's rows (store/board.py), from what was just stored.
         index_new_leads(conn, [({**row, "id": new_id}, o.evaluation, o.passthrough)
                                for new_id, row, o in zip(ids, rows, done, strict=True)])
     if failed:
