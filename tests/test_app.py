@@ -234,6 +234,29 @@ def test_serve_refuses_to_start_without_a_token(monkeypatch: pytest.MonkeyPatch)
     assert result.exit_code == 1 and "loopback" in result.stderr
 
 
+def test_serve_in_a_new_folder_creates_an_empty_store(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the README says: `LEADENGINE_TOKEN=... leadengine serve` in a new folder starts
+    the workspace over a new, migrated database (the read commands still never create
+    one: tests/test_batch_trust.py)."""
+    import uvicorn
+
+    monkeypatch.chdir(tmp_path)
+    served: list[Any] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.append(app))
+    result = CliRunner(env={"LEADENGINE_TOKEN": TOKEN}).invoke(serve, [])
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.splitlines()[0] == (
+        "workspace: created an empty results database at leadengine.db (start a batch "
+        "from the Batches page, or with `leadengine batch`)")
+    assert (tmp_path / "leadengine.db").is_file() and len(served) == 1
+    api = TestClient(served[0], headers={"Authorization": f"Bearer {TOKEN}"})
+    assert api.get("/api/leads").json()["total"] == 0
+    assert api.get("/api/runs").status_code == 200
+    again = CliRunner(env={"LEADENGINE_TOKEN": TOKEN}).invoke(serve, [])
+    assert again.exit_code == 0 and "created" not in again.stderr
+
+
 @pytest.mark.parametrize("missing", ["uvicorn", "fastapi"])
 def test_serve_without_the_serve_extra_says_what_to_install(
         monkeypatch: pytest.MonkeyPatch, missing: str) -> None:

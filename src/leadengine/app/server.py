@@ -74,9 +74,11 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 def create_app(settings: Settings | None, db: str | Path | Store, token: str | None,
                allow_private: bool = False) -> FastAPI:
-    """The workspace over the store at ``db`` (a path, URL or open :class:`Store`).
-    ``token`` None turns authentication off (the CLI allows it on loopback only)."""
-    store = db if isinstance(db, Store) else Store(db, create=False, read_only=False)
+    """The workspace over the store at ``db`` (a path, URL or open :class:`Store`); a
+    database that does not exist yet is created and migrated (the workspace starts
+    batches itself). ``token`` None turns authentication off (the CLI allows it on
+    loopback only)."""
+    store = db if isinstance(db, Store) else Store(db, create=True, read_only=False)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                                    autoescape=True)
     space = Workspace(store, Sessions(token), templates, settings, allow_private,

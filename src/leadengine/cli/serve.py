@@ -58,7 +58,8 @@ def team_token(host: str, no_auth: bool, env: dict[str, str] | None = None) -> s
 @guarded
 def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bool) -> None:
     """Serve the team's workspace: the leads board, each lead's report, its status and
-    notes, and the runs, over the store `batch` writes. Needs $LEADENGINE_TOKEN."""
+    notes, and the runs, over the store `batch` writes (created empty if there is none
+    yet). Needs $LEADENGINE_TOKEN."""
     settings = _settings()
     token = team_token(host, no_auth, settings.environ())
     try:
@@ -69,7 +70,14 @@ def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bo
         raise ConfigError(f"the workspace needs {exc.name or 'its web packages'}, which is "
                           "not installed: pip install 'leadengine[serve]'") from None
 
-    app = create_app(settings, db or settings.db, token, allow_private)
+    from leadengine.store import missing_database
+
+    target = db or settings.db
+    fresh = missing_database(target)
+    app = create_app(settings, target, token, allow_private)
+    if fresh:
+        click.echo(f"workspace: created an empty results database at {target} (start a "
+                   "batch from the Batches page, or with `leadengine batch`)", err=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"workspace on http://{shown}:{port}/"
                + ("" if token else " (no authentication)"), err=True)
