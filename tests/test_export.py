@@ -197,3 +197,16 @@ def test_a_page_named_like_a_formula_exports_inert(tmp_path: Path) -> None:
     header = [c.value for c in sheet[1]]
     cell = sheet.cell(row=2, column=header.index("business_name") + 1)
     assert cell.data_type == "s" and cell.value == f"'{FORMULA}"
+
+
+def test_counts_take_the_noun_s_number(db: Path, tmp_path: Path) -> None:
+    """ "1 evaluation written", not "1 evaluations"; thousands grouped."""
+    from leadengine.output import counted
+
+    assert [counted(n, "evaluation") for n in (0, 1, 2, 1200)] == [
+        "0 evaluations", "1 evaluation", "2 evaluations", "1,200 evaluations"]
+    assert counted(1, "entry", "entries") == "1 entry" and counted(3, "entry", "entries") \
+        == "3 entries"
+    out = tmp_path / "one.csv"
+    written = export(db, "-o", str(out), "--min-score", "80")
+    assert written.stderr == f"1 evaluation written to {out}\n"

@@ -13,6 +13,7 @@ import click
 
 from leadengine.cli.common import _run, _settings, guarded
 from leadengine.config import PROVIDERS
+from leadengine.output import counted
 
 if TYPE_CHECKING:
     from leadengine.judgement import ModelCheck, ModelInfo, ModelListing
@@ -65,7 +66,7 @@ def check_lines(found: ModelCheck) -> list[str]:
     if found.served is None:
         lines.append(f"served:       unknown ({found.list_error})")
     else:
-        lines.append(f"served:       {len(found.served)} models (the catalogue knows "
+        lines.append(f"served:       {counted(len(found.served), 'model')} (the catalogue knows "
                      f"{found.known})")
     lines.append(f"model:        {found.model} ({found.chosen_by})")
     if entry is None:

@@ -74,9 +74,10 @@ def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int |
         with output.open("w", encoding=encoding, newline="") as handle:
             count = WRITERS[fmt](records, handle, failures, interleave)
     if output is not None:
-        failed = (f" and {len(failures)} failure{'s' if len(failures) != 1 else ''}"
-                  if failures else "")
-        click.echo(f"{count} evaluations{failed} written to {output}", err=True)
+        from leadengine.output import counted
+
+        failed = f" and {counted(len(failures), 'failure')}" if failures else ""
+        click.echo(f"{counted(count, 'evaluation')}{failed} written to {output}", err=True)
 
 
 def _format_of(output: Path | None) -> str:

@@ -16,6 +16,7 @@ from leadengine.output.report import (
     KEY_SIGNALS,
     city,
     contacts,
+    counted,
     found_signals,
     markdown_report,
     maturity,
@@ -27,8 +28,8 @@ from leadengine.output.report import (
 )
 
 __all__ = [
-    "FORMATS", "KEY_SIGNALS", "WRITERS", "city", "contacts", "flatten", "found_signals",
-    "lead_table", "markdown_report", "maturity", "missing_signals", "neutralise",
-    "neutralise_xlsx", "provenance", "render_report", "sources", "text_report", "write_csv",
-    "write_xlsx",
+    "FORMATS", "KEY_SIGNALS", "WRITERS", "city", "contacts", "counted", "flatten",
+    "found_signals", "lead_table", "markdown_report", "maturity", "missing_signals",
+    "neutralise", "neutralise_xlsx", "provenance", "render_report", "sources", "text_report",
+    "write_csv", "write_xlsx",
 ]

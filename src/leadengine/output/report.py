@@ -32,6 +32,12 @@ _WIDTH = 88
 _LABEL = 11
 
 
+def counted(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and the noun in the number it takes: "1 evaluation", "3 evaluations",
+    "0 models" (``nouns``: the plural when it is not the noun and an s)."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def render_report(data: dict[str, Any], fmt: str, bands: dict[str, int] | None = None
                   ) -> str:
     """``data`` (an evaluation as JSON data) as a ``text`` or ``markdown`` report."""
