@@ -84,6 +84,19 @@ def test_a_csv_upload_runs_in_the_background_and_stores_its_leads(
     reasons = {f["url"]: f["error"] for f in failures}
     assert any("404" in error for url, error in reasons.items() if "no-such-site" in url)
     assert reasons["/etc/passwd"] == NOT_WEB
+    # Numbered as the file's rows are (1 = the first row under the header), here and
+    # on the batch's page.
+    assert sorted(f["row"] for f in failures) == [3, 4]
+    page = api.get(f"/batches/{job_id}").text
+    assert re.findall(r'<tr><td class="num">(\d+)</td>', page) == [
+        str(f["row"]) for f in failures]
+
+
+def test_pasted_urls_are_numbered_from_one(api: TestClient, sites: SiteServer) -> None:
+    job = wait_done(api, api.post("/api/batches", json={"urls": [
+        sites.url("yangon-school/"), sites.url("no-such-site-either/")]}).json()["id"])
+    assert [f["row"] for f in api.get(f"/api/batches/{job['id']}/failures").json()] == [2]
+    assert '<tr><td class="num">2</td>' in api.get(f"/batches/{job['id']}").text
 
 
 def test_progress_streams_as_server_sent_events(api: TestClient, sites: SiteServer) -> None:

@@ -82,8 +82,9 @@ def rows_of_urls(urls: Iterable[str], passthrough: Iterable[dict[str, str]] | No
     if len(urls) > MAX_ROWS:
         raise ConfigError(f"over {MAX_ROWS:,} URLs: split them into batches")
     extra = list(passthrough) if passthrough is not None else [{} for _ in urls]
-    return [_web_row(Row(index=i, raw=url, passthrough=dict(columns), line=i + 1))
-            for i, (url, columns) in enumerate(zip(urls, extra, strict=True))]
+    # Numbered from 1, as a file's rows are: the batch page shows the number.
+    return [_web_row(Row(index=i, raw=url, passthrough=dict(columns), line=i))
+            for i, (url, columns) in enumerate(zip(urls, extra, strict=True), 1)]
 
 
 def web_url(raw: str) -> str | None:
