@@ -307,6 +307,12 @@ def test_board_page_has_filters_sorting_selection_and_paging(tmp_path: Path) -> 
     assert '<option value="Bangkok" selected>Bangkok</option>' in page
     assert '<option value="zed" selected>zed</option>' in page
     assert '<option value="Hat Yai" >Hat Yai</option>' in page
+    # Categories as people name them; the filter still sends the taxonomy's value.
+    assert '<option value="beauty_wellness" >Beauty &amp; wellness</option>' in page
+    whole = client.get("/?sort=category").text
+    shown = set(re.findall(r"<td>(Beauty &amp; wellness|Food &amp; drink|Healthcare|"
+                           r"[a-z]+_[a-z_]+)</td>", whole))
+    assert shown and not {s for s in shown if "_" in s}, shown
     assert 'href="/?sort=-city&amp;city=bangkok&amp;owner=Zed&amp;page=1"' in page
     assert 'href="/?sort=category&amp;city=bangkok&amp;owner=Zed&amp;page=1"' in page
     form = page[page.index('<form class="selection"'):page.index("</form>", page.index(

@@ -210,3 +210,30 @@ def test_counts_take_the_noun_s_number(db: Path, tmp_path: Path) -> None:
     out = tmp_path / "one.csv"
     written = export(db, "-o", str(out), "--min-score", "80")
     assert written.stderr == f"1 evaluation written to {out}\n"
+
+
+def test_the_columns_a_team_sorts_by_come_right_after_the_name() -> None:
+    """Category (as people name it), city, region, country and address, from the
+    evaluation's facts, beside the name and type; blank when the facts have none."""
+    from leadengine.output import flatten
+    from leadengine.output.export import CSV_FIELDS
+
+    assert CSV_FIELDS[:8] == ("url", "business_name", "business_type", "category", "city",
+                              "region", "country", "address")
+    row = flatten({"business_name": "Smile Bright", "fit_score": 80,
+                   "category": {"value": "beauty_wellness", "confidence": 0.8},
+                   "location": {"city": "Bangkok", "region": "Bangkok", "country": "Thailand",
+                                "address": "118 Sukhumvit Soi 39, Bangkok 10110"}})
+    assert [row[k] for k in ("category", "city", "region", "country", "address")] == [
+        "Beauty & wellness", "Bangkok", "Bangkok", "Thailand",
+        "118 Sukhumvit Soi 39, Bangkok 10110"]
+    bare = flatten({"business_name": "Old row", "fit_score": 10})
+    assert [bare[k] for k in ("category", "city", "region", "country", "address")] == [""] * 5
+
+
+def test_every_category_has_a_label() -> None:
+    from leadengine.knowledge.signal_names import CATEGORIES, CATEGORY_LABELS, category_label
+
+    assert set(CATEGORY_LABELS) == set(CATEGORIES)
+    assert category_label("software_it") == "Software & IT"
+    assert category_label("new_kind") == "New kind"

@@ -34,6 +34,7 @@ from leadengine.app import (
 from leadengine.app.auth import COOKIE, TEAM, Sessions
 from leadengine.app.jobs import MAX_UPLOAD, Jobs
 from leadengine.app.shared import Problem, Workspace, set_session_cookie, workspace
+from leadengine.knowledge import category_label
 from leadengine.store import Store
 
 if TYPE_CHECKING:
@@ -81,6 +82,8 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
     store = db if isinstance(db, Store) else Store(db, create=True, read_only=False)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                                    autoescape=True)
+    # Categories as people name them ("Beauty & wellness"); the filters keep the slugs.
+    templates.filters["category_label"] = lambda value: category_label(value) if value else ""
     space = Workspace(store, Sessions(token), templates, settings, allow_private,
                       Jobs(store.url))
 

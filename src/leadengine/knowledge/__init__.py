@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from leadengine.knowledge.keywords import KeywordCounter
     from leadengine.knowledge.rules import Rules
+    from leadengine.knowledge.signal_names import CATEGORY_LABELS, category_label
 
 #: Public name -> the module that defines it (imported on first use).
 _EXPORTS = {
@@ -42,10 +43,12 @@ _EXPORTS = {
     "parse_document": "leadengine.knowledge.base",
     "Rules": "leadengine.knowledge.rules",
     "KeywordCounter": "leadengine.knowledge.keywords",
+    "CATEGORY_LABELS": "leadengine.knowledge.signal_names",
+    "category_label": "leadengine.knowledge.signal_names",
 }
 
 __all__ = [
-    "SEMANTIC_MAX_PASSAGES", "Document", "KeywordCounter", "Knowledge", "Rules", "Section",
-    "default_knowledge_dir", "parse_document"
+    "CATEGORY_LABELS", "SEMANTIC_MAX_PASSAGES", "Document", "KeywordCounter", "Knowledge",
+    "Rules", "Section", "category_label", "default_knowledge_dir", "parse_document",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

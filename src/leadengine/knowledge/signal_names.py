@@ -36,6 +36,21 @@ CATEGORIES: tuple[str, ...] = (
     "real_estate", "construction", "manufacturing", "trading", "logistics", "retail",
     "automotive", "professional_services", "software_it", "telecom", "marketing_agency",
     "finance", "nonprofit", "other")
+#: How a salesperson names each category (the board and the exports show these).
+CATEGORY_LABELS: dict[str, str] = {
+    "healthcare": "Healthcare", "beauty_wellness": "Beauty & wellness", "fitness": "Fitness",
+    "food_beverage": "Food & drink", "hospitality": "Hospitality", "education": "Education",
+    "real_estate": "Real estate", "construction": "Construction",
+    "manufacturing": "Manufacturing", "trading": "Trading", "logistics": "Logistics",
+    "retail": "Retail", "automotive": "Automotive",
+    "professional_services": "Professional services", "software_it": "Software & IT",
+    "telecom": "Telecom", "marketing_agency": "Marketing agency", "finance": "Finance",
+    "nonprofit": "Non-profit", "other": "Other"}
+
+
+def category_label(value: str) -> str:
+    """A category as people name it (``beauty_wellness`` -> "Beauty & wellness")."""
+    return CATEGORY_LABELS.get(value, value.replace("_", " ").capitalize())
 
 
 @dataclass(frozen=True)

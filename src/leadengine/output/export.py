@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
-from leadengine.knowledge.signal_names import EXPORTED
+from leadengine.knowledge.signal_names import EXPORTED, category_label
 
 if TYPE_CHECKING:
     from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
 #: The evaluation columns of the CSV, after the input's own columns.
-CSV_FIELDS = ("url", "business_name", "business_type", "primary_service", "fit_score",
+CSV_FIELDS = ("url", "business_name", "business_type", "category", "city", "region", "country",
+              "address", "primary_service", "fit_score",
               "angle", "reasoning", "outreach_angle", "excluded_services", "provider", "model",
               "rag", "warnings", "tokens_prompt", "tokens_completion", "cost_usd")
 #: The ``signal_<name>`` columns, in order: the registry's exported signals (a CRM import
@@ -54,6 +55,15 @@ def flatten(record: dict[str, Any]) -> dict[str, str]:
     """One stored evaluation as one flat row: lists joined with "; ", signals as
     ``signal_<name>`` yes/no, maturity layers as ``maturity_<layer>`` scores."""
     row = {name: record.get(name) for name in CSV_FIELDS}
+    # Where and what the business is: the columns a team split across cities sorts by.
+    category = record.get("category")
+    value = category.get("value") if isinstance(category, dict) else category
+    row["category"] = category_label(str(value)) if value else None
+    found = record.get("location")
+    location: dict[str, Any] = found if isinstance(found, dict) else {}
+    for name, key in (("city", "city"), ("region", "region"), ("country", "country"),
+                      ("address", "address")):
+        row[name] = location.get(key)
     row["excluded_services"] = "; ".join(record.get("excluded_services") or [])
     row["warnings"] = "; ".join(record.get("warnings") or [])
     tokens = record.get("tokens") or {}
