@@ -350,8 +350,10 @@ def test_board_page_has_filters_sorting_selection_and_paging(tmp_path: Path) -> 
 def cli_table(db: str, rows: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Header and rows of ``leadengine export`` (its code and layout) for ``rows``, in
     their order."""
+    from leadengine.store import with_standing
+
     store = Store(db, create=False)
-    records = {r["url"]: r for r in store.evaluations()}
+    records = {r["url"]: r for r in with_standing(store.engine, store.evaluations(leads=True))}
     store.engine.dispose()
     table = lead_table(records[row["url"]] for row in rows)
     return table.header, table.rows
@@ -400,6 +402,25 @@ def test_export_xlsx_of_a_selection_round_trips(
     both = api.get(f"/api/export?format=csv&ids={chosen[0]},{chosen[2]}&band=high")
     lines = list(csv.reader(io.StringIO(both.content.decode("utf-8-sig"))))
     assert [line[lines[0].index("business_name")] for line in lines[1:]] == ["zulu"]
+
+
+def test_the_board_exports_a_crm_csv(api: TestClient,
+                                     store_rows: tuple[str, list[dict[str, Any]]]) -> None:
+    from leadengine.output.export import CRM_COLUMNS
+
+    response = api.get("/api/export?format=crm-csv&city=Bangkok&sort=business_name")
+    assert response.status_code == 200 and response.headers["content-type"].startswith(
+        "text/csv")
+    assert re.fullmatch(r'attachment; filename="leads-crm-[0-9-]+\.csv"',
+                        response.headers["content-disposition"])
+    assert not response.content.startswith(b"\xef\xbb\xbf")  # a CRM import needs no BOM
+    lines = list(csv.reader(io.StringIO(response.content.decode("utf-8"))))
+    assert lines[0] == list(CRM_COLUMNS)
+    assert [line[0] for line in lines[1:]] == ["100% Organic", "Alpha", "alpha"]
+    assert [line[CRM_COLUMNS.index("Lead owner")] for line in lines[1:]] == [
+        r["owner"] for r in sorted((r for r in store_rows[1]
+                                    if r["city"].casefold() == "bangkok"),
+                                   key=python_key("business_name"))]
 
 
 def test_export_refuses_a_bad_format_and_needs_auth(

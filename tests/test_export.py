@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -237,3 +238,43 @@ def test_every_category_has_a_label() -> None:
     assert set(CATEGORY_LABELS) == set(CATEGORIES)
     assert category_label("software_it") == "Software & IT"
     assert category_label("new_kind") == "New kind"
+
+
+def test_the_crm_csv_imports_clean_values(db: Path, tmp_path: Path) -> None:
+    """``--format crm-csv``: CRM-named columns, the lead's values as they are (no ``'``
+    guard: a CRM runs no formulas), one phone in E.164, failures left out; the Excel
+    CSV keeps its guard."""
+    from leadengine.output.export import CRM_COLUMNS
+
+    out = tmp_path / "crm.csv"
+    written = export(db, "--format", "crm-csv", "-o", str(out))
+    assert written.exit_code == 0, written.stderr
+    assert written.stderr == f"3 evaluations written to {out}\n"
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert rows[0] == list(CRM_COLUMNS) and len(rows) == 4
+    top = dict(zip(rows[0], rows[1], strict=True))  # highest fit first
+    assert top["Company name"] == FORMULA and top["Phone"] == "+6621234567"
+    assert top["Fit score"] == "90" and top["Lead status"] == "new"
+    assert not any(cell.startswith("'") for row in rows for cell in row)
+    excel = export(db, "--format", "csv").stdout
+    assert "'" + FORMULA.replace('"', '""') in excel
+
+
+def test_exports_say_where_the_team_has_each_lead(db: Path, tmp_path: Path) -> None:
+    """The workspace's status, last note and when the lead was last touched, in the
+    CSV columns a team sorts by (and ``new`` for a lead nobody has touched)."""
+    from leadengine.store import update
+
+    store = Store(db)
+    update(store.engine, "https://lead2.example/", "ann", status="contacted",
+           note="Called, send the quote")
+    store.engine.dispose()
+    rows = list(csv.DictReader(io.StringIO(export(db, "--format", "csv").stdout)))
+    by_url = {r["url"]: r for r in rows}
+    touched = by_url["https://lead2.example/"]
+    assert touched["lead_status"] == "contacted"
+    assert touched["last_note"] == "Called, send the quote"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", touched["last_contact"])
+    untouched = by_url["https://lead1.example/"]
+    assert (untouched["lead_status"], untouched["last_note"], untouched["last_contact"]) \
+        == ("new", "", "")

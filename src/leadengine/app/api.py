@@ -47,7 +47,7 @@ def api_leads(request: Request, query: Annotated[BoardQuery, Depends(board_query
     "content": {media: {"schema": {"type": "string", "format": "binary"}}
                 for media in EXPORTS.values()}}})
 def api_export(request: Request, query: Annotated[BoardQuery, Depends(board_query)],
-               fmt: Annotated[Literal["csv", "xlsx"], Query(alias="format")] = "csv",
+               fmt: Annotated[Literal["csv", "crm-csv", "xlsx"], Query(alias="format")] = "csv",
                ids: Annotated[list[IdList] | None, Query()] = None) -> Response:
     """The leads the board's parameters match (every page, in the board's order), only
     those of ``ids`` too when given (``ids=1&ids=2`` or ``ids=1,2``), as a download in

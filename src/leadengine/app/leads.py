@@ -19,6 +19,7 @@ from leadengine.store import (
     BoardQuery,
     export_records,
     is_id,
+    with_standing,
 )
 
 
@@ -60,7 +61,7 @@ def _facet(value: str) -> str | None:
 
 
 #: Export formats of ``/api/export``: media type.
-EXPORTS = {"csv": "text/csv",
+EXPORTS = {"csv": "text/csv", "crm-csv": "text/csv",
            "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
 #: An export's ``ids`` parameter: evaluation ids, comma-separated.
 IdList = Annotated[str, StringConstraints(pattern=r"^[0-9][0-9,]*$")]
@@ -72,19 +73,22 @@ def export_file(request: Request, query: BoardQuery, fmt: str, selection: list[i
                 ) -> Response:
     """The board's matching leads (only ``selection`` if given) as a CSV or XLSX
     download (the API's GET and the board's form post both answer with it)."""
-    from leadengine.output import write_csv, write_xlsx
+    from leadengine.output import write_crm_csv, write_csv, write_xlsx
 
-    records = export_records(workspace(request).store.engine, query, selection)
-    if fmt == "csv":
+    engine = workspace(request).store.engine
+    records = with_standing(engine, export_records(engine, query, selection))
+    if fmt in ("csv", "crm-csv"):
         text = io.StringIO()
-        text.write("\ufeff")
-        write_csv(records, text)
+        if fmt == "csv":
+            text.write("\ufeff")  # Excel reads Thai and Burmese right only with it
+        (write_csv if fmt == "csv" else write_crm_csv)(records, text)
         body = text.getvalue().encode("utf-8")
     else:
         binary = io.BytesIO()
         write_xlsx(records, binary, [])
         body = binary.getvalue()
-    name = f"leads-{time.strftime('%Y%m%d-%H%M%S')}.{fmt}"
-    media = EXPORTS[fmt] + ("; charset=utf-8" if fmt == "csv" else "")
+    suffix = "csv" if fmt == "crm-csv" else fmt
+    name = f"leads-{'crm-' if fmt == 'crm-csv' else ''}{time.strftime('%Y%m%d-%H%M%S')}.{suffix}"
+    media = EXPORTS[fmt] + ("; charset=utf-8" if suffix == "csv" else "")
     return Response(body, media_type=media,
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TextIO
 
@@ -26,10 +27,12 @@ if TYPE_CHECKING:
 
 @click.command()
 @db_option
-@click.option("--format", "fmt", type=click.Choice(["csv", "xlsx", "jsonl", "json"]),
-              default=None,
-              help="csv (default; flat, CRM-ready, input columns first), xlsx (Excel; needs "
-                   "-o), jsonl or json. Default: from the -o file's extension, else csv.")
+@click.option("--format", "fmt",
+              type=click.Choice(["csv", "crm-csv", "xlsx", "jsonl", "json"]), default=None,
+              help="csv (default; flat, input columns first, safe to open in Excel), "
+                   "crm-csv (CRM-named columns, plain values: to import into a CRM), xlsx "
+                   "(Excel; needs -o), jsonl or json. Default: from the -o file's "
+                   "extension, else csv.")
 @click.option("--run", "run_id", type=int, default=None, help="Only this run's results.")
 @click.option("--min-score", type=click.IntRange(0, 100), default=None,
               help="Only leads with at least this fit score.")
@@ -59,8 +62,14 @@ def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int |
     if run_id is not None and store.run(run_id) is None:
         raise ConfigError(f"no run {run_id} in this database (see `leadengine runs`)")
     sort: Order = ("input" if order == "input" else "score" if order == "score"
-                   or fmt in ("csv", "xlsx") else "stored")
-    records = store.evaluations(run_id=run_id, min_score=min_score, order=sort)
+                   or fmt in ("csv", "crm-csv", "xlsx") else "stored")
+    from leadengine.store import with_standing
+
+    records: Iterable[dict[str, Any]] = store.evaluations(
+        run_id=run_id, min_score=min_score, order=sort, leads=fmt not in ("json", "jsonl"))
+    if fmt not in ("json", "jsonl"):
+        # The columns a team sorts by include where it has each lead (status, notes).
+        records = with_standing(store.engine, records)
     failures = store.errors(run_id) if include_failed or fmt == "xlsx" else None
     interleave = sort == "input"
     if fmt == "xlsx":

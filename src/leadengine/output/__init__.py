@@ -8,6 +8,7 @@ from leadengine.output.export import (
     lead_table,
     neutralise,
     neutralise_xlsx,
+    write_crm_csv,
     write_csv,
     write_xlsx,
 )
@@ -31,5 +32,5 @@ __all__ = [
     "FORMATS", "KEY_SIGNALS", "WRITERS", "city", "contacts", "counted", "flatten",
     "found_signals", "lead_table", "markdown_report", "maturity", "missing_signals",
     "neutralise", "neutralise_xlsx", "provenance", "render_report", "sources", "text_report",
-    "write_csv", "write_xlsx",
+    "write_crm_csv", "write_csv", "write_xlsx",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 
 #: The evaluation columns of the CSV, after the input's own columns.
 CSV_FIELDS = ("url", "business_name", "business_type", "category", "city", "region", "country",
-              "address", "primary_service", "fit_score",
+              "address", "lead_status", "last_note", "last_contact", "primary_service",
+              "fit_score",
               "angle", "reasoning", "outreach_angle", "excluded_services", "provider", "model",
               "rag", "warnings", "tokens_prompt", "tokens_completion", "cost_usd")
 #: The ``signal_<name>`` columns, in order: the registry's exported signals (a CRM import
@@ -40,7 +42,7 @@ STATUS_FIELDS = ("status", "error")
 NUMERIC = frozenset({"fit_score", "tokens_prompt", "tokens_completion", "cost_usd",
                      *(f"maturity_{layer.lower().replace(' ', '_')}" for layer in LAYERS)})
 #: Export formats; xlsx is binary and needs a file.
-FORMATS = ("csv", "xlsx", "jsonl", "json")
+FORMATS = ("csv", "crm-csv", "xlsx", "jsonl", "json")
 
 #: A spreadsheet runs a cell starting with one of these as a formula (OWASP CSV injection).
 _FORMULA_STARTS = ("=", "+", "-", "@")
@@ -64,6 +66,13 @@ def flatten(record: dict[str, Any]) -> dict[str, str]:
     for name, key in (("city", "city"), ("region", "region"), ("country", "country"),
                       ("address", "address")):
         row[name] = location.get(key)
+    # Where the team has the lead (the workspace's status and notes), when it was read.
+    standing = record.get("standing") or {}
+    row["lead_status"] = standing.get("status")
+    row["last_note"] = standing.get("last_note")
+    touched = standing.get("last_contact")
+    row["last_contact"] = (time.strftime("%Y-%m-%d %H:%M", time.localtime(touched))
+                           if touched else None)
     row["excluded_services"] = "; ".join(record.get("excluded_services") or [])
     row["warnings"] = "; ".join(record.get("warnings") or [])
     tokens = record.get("tokens") or {}
@@ -200,7 +209,47 @@ def write_json(records: Iterable[dict[str, Any]], out: TextIO,
     return sum(item.get("status") != "failed" for item in items)
 
 
-WRITERS = {"csv": write_csv, "jsonl": write_jsonl, "json": write_json}
+#: The columns of the CRM CSV, named as CRM imports (HubSpot, Zoho, Pipedrive) map them.
+CRM_COLUMNS = ("Company name", "Website", "Phone", "Email", "Street address", "City",
+               "State/Region", "Country", "Industry", "Lead status", "Lead owner",
+               "Fit score", "Service to pitch", "Outreach angle", "Description",
+               "First message", "Last note")
+#: Control characters (all but the line feed a multi-line cell keeps) become spaces.
+_CONTROL = str.maketrans({c: " " for c in map(chr, [*range(0, 10), *range(11, 32), 127])})
+
+
+def crm_row(record: dict[str, Any]) -> list[str]:
+    """One stored evaluation as a CRM CSV row: clean values, one phone (E.164) and one
+    e-mail, no formula guard (a CRM imports text, it runs no formulas)."""
+    flat = flatten(record)
+    given = record.get("input") or {}
+    owner = next((str(v) for k, v in given.items() if k.strip().lower() in ("owner", "rep")
+                  and v), "")
+    values = [flat["business_name"], flat["url"], flat["phones"].split("; ")[0],
+              flat["emails"].split("; ")[0], flat["address"], flat["city"], flat["region"],
+              flat["country"], flat["category"], flat["lead_status"], owner,
+              flat["fit_score"], flat["primary_service"], flat["angle"], flat["reasoning"],
+              flat["message_chat"], flat["last_note"]]
+    return [v.translate(_CONTROL).strip() for v in values]
+
+
+def write_crm_csv(records: Iterable[dict[str, Any]], out: TextIO,
+                  failures: Iterable[dict[str, Any]] | None = None,
+                  interleave: bool = False) -> int:
+    """Write the evaluations as a CSV to import into a CRM (:data:`CRM_COLUMNS`): plain
+    values without the spreadsheet guard, so open the ``csv`` format in Excel instead.
+    Failures are left out (a CRM takes leads, not errors)."""
+    writer = csv.writer(out)
+    writer.writerow(CRM_COLUMNS)
+    count = 0
+    for record in records:
+        writer.writerow(crm_row(record))
+        count += 1
+    return count
+
+
+WRITERS = {"csv": write_csv, "crm-csv": write_crm_csv, "jsonl": write_jsonl,
+           "json": write_json}
 
 
 def write_xlsx(records: Iterable[dict[str, Any]], out: Path | IO[bytes],

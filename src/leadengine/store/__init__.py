@@ -36,6 +36,7 @@ from leadengine.store.workspace import (
     is_id,
     lead,
     update,
+    with_standing,
 )
 
 __all__ = [
@@ -43,4 +44,5 @@ __all__ = [
     "SKIP_COUNTERS", "SORTS", "STALE_AFTER", "STATUSES", "BoardQuery", "Claim", "ClaimState",
     "Order", "Outcome", "RunKey", "SnapshotCache", "Store", "board", "database_url",
     "export_records", "facets", "is_id", "lead", "missing_database", "update",
+    "with_standing",
 ]

@@ -332,9 +332,11 @@ class Store:
         write_retrying(self.engine, save)
 
     def evaluations(self, run_id: int | None = None, min_score: int | None = None,
-                    order: Order = "stored") -> Iterator[dict[str, Any]]:
+                    order: Order = "stored", leads: bool = False
+                    ) -> Iterator[dict[str, Any]]:
         """Stored evaluations (with ``input`` passthrough columns): in storage order, by
-        fit score (highest first) or in input order (run, then row)."""
+        fit score (highest first) or in input order (run, then row). ``leads``: each also
+        names its lead (``lead``: the URL the workspace keeps its status and notes by)."""
         columns = {"stored": (evaluations_table.c.id,),
                    "score": (evaluations_table.c.fit_score.desc(), evaluations_table.c.id),
                    "input": (evaluations_table.c.run_id, evaluations_table.c.row_index,
@@ -349,6 +351,8 @@ class Store:
                 record = {"run_id": row.run_id, "row_index": row.row_index,
                           "input": json.loads(row.passthrough), **json.loads(row.data)}
                 record["url"] = record.get("url") or row.url
+                if leads:
+                    record["lead"] = row.url
                 yield record
 
     def errors(self, run_id: int | None = None) -> list[dict[str, Any]]:

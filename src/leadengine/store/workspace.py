@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,8 +212,47 @@ def export_records(engine: Engine, query: BoardQuery,
         for row in conn.execute(select):
             record = {"run_id": row.run_id, "row_index": row.row_index,
                       "input": json.loads(row.passthrough), **json.loads(row.data)}
-            record["url"] = record.get("url") or row.url
+            record["lead"], record["url"] = row.url, record.get("url") or row.url
             yield record
+
+
+#: Leads looked up in one query when an export is given where each stands.
+_STANDING_CHUNK = 500
+
+
+def with_standing(engine: Engine, records: Iterable[dict[str, Any]]
+                  ) -> Iterator[dict[str, Any]]:
+    """``records`` (stored evaluations, as exports read them), each with ``standing``:
+    where the team has the lead (``status``, ``last_note``, ``last_contact``: the time of
+    its latest status change or note, None when nobody has touched it)."""
+    chunk: list[dict[str, Any]] = []
+    for record in records:
+        chunk.append(record)
+        if len(chunk) >= _STANDING_CHUNK:
+            yield from _stand(engine, chunk)
+            chunk = []
+    yield from _stand(engine, chunk)
+
+
+def _stand(engine: Engine, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    urls = list({str(r.get("lead") or r.get("url") or "") for r in records})
+    s, t = lead_status_table, lead_events_table
+    with engine.connect() as conn:
+        status = {url: value for url, value in conn.execute(
+            sa.select(s.c.url, s.c.status).where(s.c.url.in_(urls)))} if urls else {}
+        events = conn.execute(sa.select(t.c.url, t.c.kind, t.c.value, t.c.at)
+                              .where(t.c.url.in_(urls)).order_by(t.c.id)).all() if urls else []
+    notes: dict[str, str] = {}
+    touched: dict[str, float] = {}
+    for url, kind, value, at in events:
+        touched[url] = at
+        if kind == "note":
+            notes[url] = value
+    for record in records:
+        url = str(record.get("lead") or record.get("url") or "")
+        record["standing"] = {"status": status.get(url, "new"), "last_note": notes.get(url),
+                              "last_contact": touched.get(url)}
+    return records
 
 
 # -- a lead ------------------------------------------------------------------------------
