@@ -230,6 +230,7 @@ def test_cli_bad_input_is_one_line(pg: str, tmp_path: Path) -> None:
         last = done.stderr.strip().splitlines()[-1]
         assert done.returncode != 0 and last.startswith(message), done.stderr
         assert "Traceback" not in done.stderr
+    assert not (tmp_path / "r.db").exists()  # a refused command leaves no database
 
 
 def test_help_does_not_import_ray() -> None:

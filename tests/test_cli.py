@@ -227,3 +227,19 @@ def test_console_script_module_entry_point() -> None:
     result = subprocess.run([sys.executable, "-m", "leadengine", "--version"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.startswith("leadengine, version ")
+
+
+def test_a_ray_batch_on_sqlite_is_refused_before_anything_is_made(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--engine ray`` with a SQLite file: one line, before "running on Ray" and before
+    the database file exists."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "urls.txt").write_text("https://example.com/\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["batch", "urls.txt", "--engine", "ray",
+                                      "--provider", "heuristic"])
+    assert result.exit_code == 1
+    assert result.stderr == ("error: --engine ray needs a PostgreSQL database (--db "
+                             "postgresql://...): the cluster's workers all write to it, and "
+                             "SQLite is a file on one machine\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["urls.txt"]
+

@@ -22,12 +22,12 @@ from leadengine.batch.input import STDIN, Row, input_is_seekable, read_rows, sni
 from leadengine.batch.local import run_batch
 from leadengine.batch.options import BatchOptions
 from leadengine.batch.preload import warm
-from leadengine.batch.ray import RayOptions, run_batch_on_ray
+from leadengine.batch.ray import RayOptions, check_database_url, run_batch_on_ray
 from leadengine.batch.run import CLAIM_CHUNK, BatchRun, progress_log
 from leadengine.batch.summary import Summary, failure_reason
 
 __all__ = [
     "CLAIM_CHUNK", "STDIN", "BatchOptions", "BatchRun", "RayOptions", "Row", "Summary",
-    "failure_reason", "input_is_seekable", "progress_log", "read_rows", "run_batch",
-    "run_batch_on_ray", "sniff_delimiter", "warm",
+    "check_database_url", "failure_reason", "input_is_seekable", "progress_log",
+    "read_rows", "run_batch", "run_batch_on_ray", "sniff_delimiter", "warm",
 ]

@@ -78,7 +78,13 @@ def import_ray() -> Any:
 
 def check_database(store: Store) -> None:
     """ConfigError unless ``store`` is PostgreSQL: the cluster's workers share it."""
-    if not store.url.startswith("postgresql"):
+    check_database_url(store.url)
+
+
+def check_database_url(url: str) -> None:
+    """ConfigError unless the database at ``url`` is PostgreSQL (checked before the
+    database is opened: a refused command leaves no SQLite file behind)."""
+    if not url.startswith("postgresql"):
         raise ConfigError("--engine ray needs a PostgreSQL database (--db postgresql://...): "
                           "the cluster's workers all write to it, and SQLite is a file on "
                           "one machine")

@@ -103,14 +103,19 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          respect_robots=False if ignore_robots else None, max_pages=max_pages,
                          host_delay=host_delay, workers=workers)
 
+    # The options' own conflicts first: a refused command opens (and leaves) no database.
+    if address is not None and engine != "ray":
+        raise ConfigError("--address names a Ray cluster: use it with --engine ray")
+    from leadengine.batch import BatchOptions, check_database_url
+    from leadengine.store import database_url
+
+    if engine == "ray":
+        check_database_url(database_url(db or settings.db))
     store = _store(db or settings.db)
     kb = _knowledge(settings)
     # What to hear before the work starts (the offline evaluator, a model that retires
     # soon or was replaced at once); a missing key fails here. The batch makes its own.
     _evaluator(settings, kb)
-    if address is not None and engine != "ray":
-        raise ConfigError("--address names a Ray cluster: use it with --engine ray")
-    from leadengine.batch import BatchOptions
 
     options = BatchOptions(retry_failed=retry_failed, concurrency=concurrency,
                            per_host=per_host, max_age=max_age)
