@@ -243,3 +243,19 @@ def test_a_ray_batch_on_sqlite_is_refused_before_anything_is_made(
                              "SQLite is a file on one machine\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["urls.txt"]
 
+
+
+def test_runs_are_listed_in_aligned_columns_with_their_host(tmp_path: Path) -> None:
+    from leadengine.store import Store
+
+    db = str(tmp_path / "r.db")
+    store = Store(db)
+    for provider, model, name in (("heuristic", "rules-v1", "first.csv"),
+                                  ("groq", "llama-3.3-70b-versatile", "second.csv")):
+        store.finish_run(store.start_run(name, "kb", provider, model))
+    store.engine.dispose()
+    lines = CliRunner().invoke(cli, ["runs", "--db", db]).stdout.splitlines()
+    assert lines[0].split()[-3:] == ["host", "evaluator", "input"]
+    starts = {line.index(name) for line, name in zip(lines[1:], ("first.csv", "second.csv"),
+                                                     strict=True)}
+    assert len(starts) == 1 and lines[0].index("input") in starts

@@ -135,21 +135,30 @@ def _is_regular_file(stream: TextIO) -> bool:
 def runs_command(db: str | None) -> None:
     """List batch runs: what each run evaluated, what failed, what it skipped because a
     result was already stored (done before, or failed before) or another run was
-    evaluating it. A run whose process is gone shows as interrupted."""
+    evaluating it, and the machine and process that ran it (host:pid). A run whose
+    process is gone shows as interrupted."""
     import datetime
 
     found = _store(db, create=False).runs()
     if not found:
         click.echo("no runs yet", err=True)
         return
+    evaluators = [f"{run['provider']}/{run['model']}" for run in found]
+    hosts = [f"{run['hostname']}:{run['pid']}" if run.get("hostname") else "-"
+             for run in found]
+    # Every column as wide as its widest value: the input, last, starts in one place.
+    wide_host = max(len("host"), *map(len, hosts))
+    wide_evaluator = max(len("evaluator"), *map(len, evaluators))
     click.echo(f"{'run':>4}  {'started':<16}  {'status':<11} {'evaluated':>9} {'failed':>6} "
-               f"{'skipped':>7}  evaluator  input")
-    for run in found:
+               f"{'skipped':>7}  {'host':<{wide_host}}  {'evaluator':<{wide_evaluator}}  "
+               "input")
+    for run, evaluator, host in zip(found, evaluators, hosts, strict=True):
         started = datetime.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
         skipped = run["skipped_done"] + run["skipped_failed"] + run["elsewhere"]
         click.echo(f"{run['id']:>4}  {started:<16}  {run['status']:<11} "
                    f"{run['evaluated']:>9} {run['failed']:>6} {skipped:>7}  "
-                   f"{run['provider']}/{run['model']}  {safe_message(str(run['input']))}")
+                   f"{safe_message(host):<{wide_host}}  {evaluator:<{wide_evaluator}}  "
+                   f"{safe_message(str(run['input']))}")
         for note in (run.get("notes") or "").splitlines():
             # What the run changed on its way: a retired model it switched from.
             click.echo(f"{'':>6}note: {safe_message(note)}")
