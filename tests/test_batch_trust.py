@@ -382,3 +382,26 @@ def test_rows_in_flight_when_the_daily_quota_runs_out_are_finished_and_stored(
     assert len(list(Store(db).evaluations())) == 3 and Store(db).errors() == []
     [run] = runs_table(db).values()
     assert (run["status"], run["evaluated"], run["failed"]) == ("interrupted", 3, 0)
+
+
+def test_a_rerun_that_allows_private_addresses_tries_the_rows_refused_as_private(
+        sites: SiteServer, kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Rows refused as private are failures a setting fixes: run again with private
+    addresses allowed, they are tried without --retry-failed (and the summary says so);
+    a row that failed for another reason is still left to --retry-failed."""
+    leads = tmp_path / "leads.txt"
+    leads.write_text(f"{sites.url('yangon-school/')}\n{sites.url('no-such-trust-site/')}\n",
+                     encoding="utf-8")
+    store = Store(tmp_path / "r.db")
+    guarded = FAST.with_options(allow_private=False)
+    first = asyncio.run(run_batch(leads, guarded, kb, store))
+    assert (first.done, first.failed) == (0, 2)
+    assert all("a private or local address; refused" in e["error"] for e in store.errors())
+    again = asyncio.run(run_batch(leads, FAST, kb, store))
+    assert (again.done, again.failed, again.unblocked, again.skipped_failed) == (1, 1, 2, 0)
+    assert "2 refused as private before, tried again (private addresses are allowed " \
+        "now)" in again.line()
+    third = asyncio.run(run_batch(leads, FAST, kb, store))
+    # The 404 is an ordinary failure now: left to --retry-failed, as any other.
+    assert (third.done, third.failed, third.unblocked, third.skipped_failed,
+            third.skipped_done) == (0, 0, 0, 1, 1)

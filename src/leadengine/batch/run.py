@@ -20,8 +20,8 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
-from urllib.parse import urlsplit
 
+from leadengine.batch.hosts import HostGates
 from leadengine.batch.input import Row
 from leadengine.batch.options import BatchOptions
 from leadengine.batch.summary import Summary, failure_reason
@@ -41,6 +41,7 @@ from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.store import Claim, Outcome, RunKey, Store
 from leadengine.store.results import FLUSH_EVERY, FLUSH_SIZE
 from leadengine.website.fetch import make_client
+from leadengine.website.guard import PRIVATE_REFUSED
 from leadengine.website.load import load_site
 from leadengine.website.robots import RobotsPolicy
 from leadengine.website.urls import normalise_url
@@ -96,9 +97,7 @@ class BatchRun:
         self.reader = TurnReader(self.turns)
         self.evaluator.limit_in_flight(options.concurrency)
         #: At most ``per_host`` sites of one host at once, started ``host_delay`` apart.
-        self.host_gates: dict[str, asyncio.Semaphore] = {}
-        self.host_next: dict[str, float] = {}
-        self.host_locks: dict[str, asyncio.Lock] = {}
+        self.hosts = HostGates(options.per_host, settings.host_delay)
         self.seen: set[str] = set()
         self.last_log = self.last_skips = time.monotonic()
         # Set by start(). Results are keyed by the configured model: a model switched to
@@ -108,6 +107,10 @@ class BatchRun:
         #: The evaluator's switches of model written to the run's record so far.
         self.noted = 0
         self.known: dict[str, str] = {}
+        #: URLs failed for a reason this run's settings remove (:meth:`find_unblocked`),
+        #: claimed as failures stored before ``unblocked_since`` (the run's start) may be.
+        self.unblocked: set[str] = set()
+        self.unblocked_since: float | None = None
         #: URLs this very run stored before (see :meth:`adopt`): their error, or None.
         self.ours: dict[str, str | None] = {}
         self.retry_since: float | None = None
@@ -133,6 +136,7 @@ class BatchRun:
                                        self.key.model)
         self.summary.run_id = self.key.run_id
         self.known = self.store.states(self.key)
+        self.find_unblocked()
         self.note_switches()  # made before any request (a model the catalogue retired)
 
     def adopt(self, key: RunKey, retry_since: float | None) -> None:
@@ -142,8 +146,19 @@ class BatchRun:
         self.key, self.retry_since = key, retry_since
         self.summary.run_id = key.run_id
         self.known = self.store.states(key)
+        self.find_unblocked()
         self.ours = {row["url"]: row["error"] for row in self.store.errors(key.run_id)}
         self.ours.update((url, None) for url in self.store.urls_of_run(key.run_id))
+
+    def find_unblocked(self) -> None:
+        """The failed URLs this run tries again without ``retry_failed``: those refused
+        as private addresses, when private addresses are now allowed."""
+        if not self.settings.allow_private or self.options.retry_failed:
+            return
+        self.unblocked = {url for url, error in self.store.failures(self.key).items()
+                          if PRIVATE_REFUSED in error}
+        run = self.store.run(self.key.run_id)
+        self.unblocked_since = float(run["started_at"]) if run else time.time()
 
     async def process(self, rows: Iterable[Row]) -> None:
         """Work through ``rows`` in this process: the workers fetch, read, evaluate and
@@ -215,11 +230,18 @@ class BatchRun:
                 await self.queue.put(None)
 
     async def queue_claimed(self, chunk: list[tuple[Row, str]]) -> None:
-        """Claim the rows of ``chunk`` in one transaction and queue those this run got."""
+        """Claim the rows of ``chunk`` in one transaction and queue those this run got
+        (the unblocked ones as retried failures: see :meth:`find_unblocked`)."""
         if not chunk:
             return
-        claims = self.store.claim_urls(self.key, [url for _, url in chunk],
+        urls = [url for _, url in chunk]
+        claims = self.store.claim_urls(self.key, [u for u in urls if u not in self.unblocked],
                                        retry_since=self.retry_since, lease=self.options.lease)
+        again = [u for u in urls if u in self.unblocked]
+        if again:
+            claims.update(self.store.claim_urls(self.key, again,
+                                                retry_since=self.unblocked_since,
+                                                lease=self.options.lease))
         for row, url in chunk:
             if self.count_claim(claims[url]):
                 await self.queue.put((row, url))
@@ -252,12 +274,15 @@ class BatchRun:
             else:
                 self.summary.fail(failure_reason(error, url))
             return None
-        return None if self.count_stored(self.known.get(url)) else url
+        return None if self.count_stored(self.known.get(url), url) else url
 
-    def count_stored(self, state: str | None) -> bool:
+    def count_stored(self, state: str | None, url: str) -> bool:
         """Count a row whose result is stored as skipped; False: it is to do."""
         if state == "done":
             self.summary.skipped_done += 1
+        elif state == "failed" and url in self.unblocked:
+            self.summary.unblocked += 1
+            return False
         elif state == "failed" and not self.options.retry_failed:
             self.summary.skipped_failed += 1
         else:
@@ -301,17 +326,11 @@ class BatchRun:
         looks at each of its connections against the others every time it places a
         request: one client for a batch's 64 sites at once cost about 0.5 ms of CPU a
         request more, ``bench/bench_fetch_pools.py``)."""
-        local = url.startswith("file:")
-        # Local files have no host to be polite to: they skip the per-host gate.
-        gate = (contextlib.nullcontext() if local else self.host_gates.setdefault(
-            urlsplit(url).hostname or "", asyncio.Semaphore(self.options.per_host)))
         try:
-            async with gate, self.fetching:
-                if not local:
-                    await self.polite(url)
-                async with make_client(self.settings) as client:
-                    site = await load_site(url, self.settings, client, self.snapshots,
-                                           robots, reader=self.reader)
+            # The host's gate, then a place among the sites fetched at once.
+            async with self.hosts.held(url), self.fetching, make_client(self.settings) as client:
+                site = await load_site(url, self.settings, client, self.snapshots, robots,
+                                       reader=self.reader)
             await self.turns.take(JUDGE)  # the facts, retrieval and prompt: CPU work
             evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
         except BATCH_STOPS as exc:
@@ -329,15 +348,6 @@ class BatchRun:
         if len(self.evaluator.switches) > self.noted:
             self.note_switches()
         self.log_progress()
-
-    async def polite(self, url: str) -> None:
-        """Sites on one host start at least ``host_delay`` apart."""
-        host = urlsplit(url).hostname or ""
-        async with self.host_locks.setdefault(host, asyncio.Lock()):
-            wait = self.host_next.get(host, 0.0) - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self.host_next[host] = time.monotonic() + self.settings.host_delay
 
     # -- recording ---------------------------------------------------------------------
 

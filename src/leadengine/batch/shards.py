@@ -86,7 +86,7 @@ def shard_count(workers: int, rows: int) -> int:
 
 def merge(summaries: Sequence[Summary], into: Summary) -> Summary:
     """``into`` holding the sum of the shards' counters (its run id and start kept)."""
-    for name in ("total", "done", "failed", "skipped_done", "skipped_failed",
+    for name in ("total", "done", "failed", "skipped_done", "skipped_failed", "unblocked",
                  "duplicates", "elsewhere", "tokens", "cost_usd", "reused_pages"):
         setattr(into, name, sum(getattr(part, name) for part in summaries))
     into.elsewhere_runs = set().union(*(part.elsewhere_runs for part in summaries))

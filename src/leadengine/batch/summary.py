@@ -28,6 +28,9 @@ class Summary:
     #: Rows skipped because they are stored as failed (``retry_failed`` retries them).
     skipped_failed: int = 0
     duplicates: int = 0
+    #: Rows stored as failed for a reason a setting of this run removes (refused as
+    #: private, and private addresses now allowed): tried again without --retry-failed.
+    unblocked: int = 0
     #: Rows left to another live run that had claimed them, and those runs.
     elsewhere: int = 0
     elsewhere_runs: set[int] = field(default_factory=set)
@@ -74,8 +77,11 @@ class Summary:
         runs = (f"runs {', '.join(str(i) for i in self.run_ids)}"
                 if len(self.run_ids) > 1 else f"run {self.run_id}")
         switched = "".join(f"; {note}" for note in self.switches)
+        unblocked = (f"{self.unblocked} refused as private before, tried again (private "
+                     "addresses are allowed now), " if self.unblocked else "")
         return (f"{runs}: {self.done} evaluated, {self.failed} failed, "
-                f"{self.skipped_done} already done, {retry}{self.duplicates} duplicates, "
+                f"{self.skipped_done} already done, {retry}{unblocked}"
+                f"{self.duplicates} duplicates, "
                 f"{others}{self.reused_pages} pages from snapshots; "
                 f"{elapsed:.1f}s, {self.tokens} tokens, ${self.cost_usd:.4f}{switched}")
 

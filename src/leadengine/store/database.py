@@ -286,6 +286,15 @@ class Store:
                 found.update((url, state) for url in conn.scalars(query))
         return found
 
+    def failures(self, key: RunKey) -> dict[str, str]:
+        """``{url: error}`` of the URLs stored as failed under the key's configuration."""
+        e = errors_table
+        query = sa.select(e.c.url, e.c.error).where(e.c.kb_version == key.kb_version,
+                                                    e.c.provider == key.provider,
+                                                    e.c.model == key.model)
+        with self.engine.connect() as conn:
+            return {url: error for url, error in conn.execute(query)}
+
     def urls_of_run(self, run_id: int) -> list[str]:
         """The URLs of the evaluations the run stored."""
         with self.engine.connect() as conn:

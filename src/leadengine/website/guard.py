@@ -42,12 +42,17 @@ _NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 
+#: What a refusal by the guard says (a stored failure that says it is retried once
+#: private addresses are allowed).
+PRIVATE_REFUSED = "a private or local address; refused"
+
+
 class BlockedAddress(Exception):
     """A connection was refused by the guard."""
 
     def __init__(self, host: str, address: str) -> None:
-        super().__init__(f"{host} resolves to {address}, a private or local address; "
-                         "refused (use --allow-private to allow)")
+        super().__init__(f"{host} resolves to {address}, {PRIVATE_REFUSED} "
+                         "(use --allow-private to allow)")
         self.host = host
         self.address = address
 
