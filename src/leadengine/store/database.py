@@ -343,9 +343,8 @@ class Store:
     def evaluations(self, run_id: int | None = None, min_score: int | None = None,
                     order: Order = "stored", leads: bool = False
                     ) -> Iterator[dict[str, Any]]:
-        """Stored evaluations (with ``input`` passthrough columns): in storage order, by
-        fit score (highest first) or in input order (run, then row). ``leads``: each also
-        names its lead (``lead``: the URL the workspace keeps its status and notes by)."""
+        """Stored evaluations (with ``input`` passthrough columns), in storage, fit-score
+        (highest first) or input order; ``leads``: each with its ``lead`` (row) URL."""
         columns = {"stored": (evaluations_table.c.id,),
                    "score": (evaluations_table.c.fit_score.desc(), evaluations_table.c.id),
                    "input": (evaluations_table.c.run_id, evaluations_table.c.row_index,
