@@ -2,12 +2,11 @@
 workbook, JSON Lines, or JSON.
 
 Spreadsheet cells are neutralised against formula injection (a website's text must
-never run as a formula on a salesperson's machine): a text cell that starts, after
-any leading spaces, with ``=``, ``+``, ``-`` or ``@``, or starts with a tab or a
-carriage return, gets a leading ``'`` in CSV. In XLSX every text cell is stored as a
-string, which Excel never evaluates, and those starting with ``=`` or ``@`` (or a tab
-or CR) get the ``'`` too, so that editing the cell cannot turn it into a formula;
-``+66 2 123 4567`` stays as it is there, ready for a CRM import.
+never run as a formula on a salesperson's machine): in CSV, a text cell that starts,
+after any leading spaces, with ``=``, ``+``, ``-`` or ``@``, or starts with a tab or a
+carriage return, gets a leading ``'``. XLSX needs no guard: every text cell is stored as
+a string cell (``t="s"``, an ``=`` at its start included), which Excel shows and never
+evaluates, so names, notes and ``+66 2 123 4567`` keep their exact text there.
 """
 
 from __future__ import annotations
@@ -109,14 +108,13 @@ def neutralise(value: str) -> str:
 
 
 def neutralise_xlsx(value: str) -> str:
-    """``value`` for an XLSX string cell: only what becomes a formula once the cell is
-    edited gets the ``'``; control characters XML cannot hold are dropped."""
+    """``value`` for an XLSX string cell, as it is: only the control characters XML
+    cannot hold are dropped, and the text is cut at Excel's limit (the cell is written
+    as a string cell, never a formula: :func:`_text_cell`)."""
     from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
-    value = ILLEGAL_CHARACTERS_RE.sub("", value)[:_XLSX_CELL_CHARS]
-    if value.startswith(("\t", "\r")) or value.lstrip().startswith(("=", "@")):
-        return "'" + value[:_XLSX_CELL_CHARS - 1]
-    return value
+    cleaned: str = ILLEGAL_CHARACTERS_RE.sub("", value)
+    return cleaned[:_XLSX_CELL_CHARS]
 
 
 @dataclass(frozen=True)
@@ -289,13 +287,13 @@ def _write_sheet(sheet: WriteOnlyWorksheet, header: list[str], rows: list[list[s
         width = max(len(line) for text in sample for line in text.splitlines() or [""])
         sheet.column_dimensions[get_column_letter(index)].width = min(
             _WIDTH_MAX, max(_WIDTH_MIN, width + 2))
-    sheet.append([neutralise_xlsx(c) for c in header])
+    sheet.append([_text_cell(sheet, neutralise_xlsx(c)) for c in header])
     url_at = header.index("url") if "url" in header else -1
     numeric = [column in NUMERIC for column in header]
     for row in rows:
         # An empty text is no cell at all: a smaller file, and blanks filter as blanks.
-        cells: list[Any] = [None if not v else _number(v) if numeric[i] else
-                            neutralise_xlsx(v) for i, v in enumerate(row)]
+        cells: list[Any] = [None if not v else _number(sheet, v) if numeric[i] else
+                            _text_cell(sheet, neutralise_xlsx(v)) for i, v in enumerate(row)]
         if url_at >= 0 and row[url_at].startswith(_LINK_SCHEMES):
             link = WriteOnlyCell(sheet, value=cells[url_at])
             link.hyperlink = row[url_at]
@@ -306,7 +304,19 @@ def _write_sheet(sheet: WriteOnlyWorksheet, header: list[str], rows: list[list[s
     sheet.auto_filter.ref = f"A1:{last}{len(rows) + 1}"
 
 
-def _number(text: str) -> int | float | str:
+def _text_cell(sheet: WriteOnlyWorksheet, text: str) -> Any:
+    """``text`` as a string cell: openpyxl would write a text starting with ``=`` as a
+    formula, so that one is a cell typed as a string; any other text is one already."""
+    if not text.startswith("="):
+        return text
+    from openpyxl.cell import WriteOnlyCell
+
+    cell = WriteOnlyCell(sheet, value=text)
+    cell.data_type = "s"
+    return cell
+
+
+def _number(sheet: WriteOnlyWorksheet, text: str) -> Any:
     """A numeric column's text as a number."""
     try:
         return int(text)
@@ -314,4 +324,4 @@ def _number(text: str) -> int | float | str:
         try:
             return float(text)
         except ValueError:
-            return neutralise_xlsx(text)
+            return _text_cell(sheet, neutralise_xlsx(text))  # not a number: as it is
