@@ -3,6 +3,7 @@ see the board best first, open a lead, set its status with a note, see the histo
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -80,6 +81,9 @@ def test_log_in_and_work_a_lead(server: str) -> None:
             history = page.inner_text("#history")
             assert "contacted" in history and "Called, they want a booking demo" in history
             assert "Ann" in history
+            # Times as the team reads them everywhere: year first, 24-hour clock.
+            stamp = page.inner_text("#history .event-note time")
+            assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", stamp), stamp
             assert errors == []  # no CSP violation, no script error
         finally:
             browser.close()
