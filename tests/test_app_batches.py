@@ -291,6 +291,11 @@ def test_settings_show_the_provider_and_whether_its_key_is_set(
     assert "gsk_secret_value_123" not in page
     assert re.search(r"<td>groq</td>.*?<td>set</td>", page, re.S)
     assert "the SSRF guard is off" in page  # this test server allows private addresses
+    # How to add the providers without a key: their variable, and a restart.
+    adding = page[page.index('id="add-key"'):]
+    assert "restart <code>leadengine serve</code>" in adding
+    assert "<code>ANTHROPIC_API_KEY=…</code>" in adding
+    assert "GROQ_API_KEY" not in adding  # set already
 
 
 def test_a_running_batch_can_be_stopped_and_its_run_says_interrupted(
