@@ -210,3 +210,34 @@ def test_a_batch_from_upload_to_export(batch_server: str, sites: SiteServer,
             assert [e for e in errors if "status of 422" not in e] == []
         finally:
             browser.close()
+
+
+def test_every_page_fits_a_phone(server: str) -> None:
+    """At 390 px wide (a phone) no page scrolls sideways, and the whole nav, Settings
+    and Log out included, is on the screen; at 1440 px the board is still a table."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(server + "/login")
+            page.fill("#token", TOKEN)
+            page.fill("#name", "Ann")
+            page.click("button[type=submit]")
+            page.wait_for_selector("#board")
+            lead = page.get_attribute("a.lead-link >> nth=0", "href")
+            for path in ("/", lead, "/batches", "/settings", "/runs", "/knowledge"):
+                page.goto(server + str(path))
+                wide, view = page.evaluate("[document.documentElement.scrollWidth, "
+                                           "document.documentElement.clientWidth]")
+                assert wide <= view == 390, (path, wide)
+                for name in ("a[href='/settings']", "form.logout button"):
+                    box = page.locator(name).bounding_box()
+                    assert box is not None and box["x"] + box["width"] <= 390, (path, name)
+            page.set_viewport_size({"width": 1440, "height": 900})
+            page.goto(server + "/")
+            assert page.locator("#board thead").is_visible()
+        finally:
+            browser.close()
