@@ -43,44 +43,35 @@ def is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def import_time_nodes(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+def import_nodes(body: list[ast.stmt], *, late: bool = False
+                 ) -> list[ast.Import | ast.ImportFrom]:
     """The import statements that run when the module is imported: not inside a function
     (it runs later, if ever) nor under ``if TYPE_CHECKING:`` (it never runs); class
-    bodies, ``try`` and ordinary ``if`` blocks do run."""
+    bodies, ``try`` and ordinary ``if`` blocks do run. With ``late``, those inside
+    functions too: an import moved into a function still ties the two modules."""
     found: list[ast.Import | ast.ImportFrom] = []
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             found.append(node)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not late:
             continue
         elif isinstance(node, ast.If) and is_type_checking(node.test):
-            found.extend(import_time_nodes(node.orelse))
+            found.extend(import_nodes(node.orelse, late=late))
         else:
             for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                 for child in getattr(node, field, []):
                     inner = child.body if isinstance(child, ast.excepthandler | ast.match_case) \
                         else [child]
-                    found.extend(import_time_nodes(inner))
+                    found.extend(import_nodes(inner, late=late))
     return found
+
+
+def import_time_nodes(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
+    return import_nodes(body)
 
 
 def all_import_nodes(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
-    """Every import statement that can run, now or later: those inside functions too
-    (an import inside a function still ties the two modules), not those under ``if
-    TYPE_CHECKING:`` (they never run)."""
-    found: list[ast.Import | ast.ImportFrom] = []
-    for node in body:
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            found.append(node)
-        elif isinstance(node, ast.If) and is_type_checking(node.test):
-            found.extend(all_import_nodes(node.orelse))
-        else:
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                for child in getattr(node, field, []):
-                    inner = child.body if isinstance(child, ast.excepthandler | ast.match_case) \
-                        else [child]
-                    found.extend(all_import_nodes(inner))
-    return found
+    return import_nodes(body, late=True)
 
 
 def imported_modules(node: ast.Import | ast.ImportFrom, module: str, path: Path,
