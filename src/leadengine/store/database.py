@@ -57,7 +57,7 @@ from leadengine.store.engine import (
     write_retrying,
 )
 from leadengine.store.migrations import applied, apply_missing
-from leadengine.store.results import Outcome, write_outcomes, write_pages
+from leadengine.store.results import Outcome, stored_record, write_outcomes, write_pages
 from leadengine.store.schema import (
     SKIP_COUNTERS,
     RunKey,
@@ -356,12 +356,7 @@ class Store:
             query = query.where(evaluations_table.c.fit_score >= min_score)
         with self.engine.connect() as conn:
             for row in conn.execute(query):
-                record = {"run_id": row.run_id, "row_index": row.row_index,
-                          "input": json.loads(row.passthrough), **json.loads(row.data)}
-                record["url"] = record.get("url") or row.url
-                if leads:
-                    record["lead"] = row.url
-                yield record
+                yield stored_record(row, leads)
 
     def errors(self, run_id: int | None = None) -> list[dict[str, Any]]:
         query = sa.select(errors_table).order_by(errors_table.c.id)

@@ -68,6 +68,18 @@ class Outcome:
         return cls(row_index, safe_message(url), passthrough, error=safe_message(error))
 
 
+def stored_record(row: Any, lead: bool = False) -> dict[str, Any]:
+    """An evaluations row as exports read it: ``run_id``, ``row_index``, ``input`` (its
+    passthrough columns) and the evaluation, whose ``url`` is the row's when it has none;
+    with ``lead``, also the row's URL as ``lead`` (what the workspace keys a lead by)."""
+    record = {"run_id": row.run_id, "row_index": row.row_index,
+              "input": json.loads(row.passthrough), **json.loads(row.data)}
+    record["url"] = record.get("url") or row.url
+    if lead:
+        record["lead"] = row.url
+    return record
+
+
 def write_outcomes(conn: Connection, key: RunKey, outcomes: Sequence[Outcome]) -> None:
     """Store ``outcomes`` in ``conn``'s transaction: an evaluation replaces a stored
     failure or evaluation of its URL, a failure replaces a failure; the run's claims on

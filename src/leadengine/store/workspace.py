@@ -41,6 +41,7 @@ from leadengine.store.board import (
     lead_status_table,
 )
 from leadengine.store.engine import write_retrying
+from leadengine.store.results import stored_record
 from leadengine.store.schema import evaluations_table
 
 #: A lead's statuses, in the order a lead moves through them.
@@ -210,10 +211,7 @@ def export_records(engine: Engine, query: BoardQuery,
               .where(*_filters(query, ids)).order_by(*_order(query.sort)))
     with engine.connect() as conn:
         for row in conn.execute(select):
-            record = {"run_id": row.run_id, "row_index": row.row_index,
-                      "input": json.loads(row.passthrough), **json.loads(row.data)}
-            record["lead"], record["url"] = row.url, record.get("url") or row.url
-            yield record
+            yield stored_record(row, lead=True)
 
 
 #: Leads looked up in one query when an export is given where each stands.
