@@ -212,9 +212,30 @@ def test_a_batch_from_upload_to_export(batch_server: str, sites: SiteServer,
             browser.close()
 
 
-def test_every_page_fits_a_phone(server: str) -> None:
+@pytest.fixture
+def phone_server(tmp_path: Path) -> Iterator[str]:
+    """The workspace over the usual leads and one real evaluation (the example site's:
+    contacts, address, a message), the lead a rep opens on a phone."""
+    from leadengine.app import create_app
+    from leadengine.store import Store
+    from tests.test_app_knowledge_forms import real
+
+    db = fill(tmp_path / "r.db")
+    store = Store(db)
+    run = store.start_run("phone.csv", "kb", "heuristic", "rules-v1")
+    store.save_evaluation(run, 0, "https://smilebright.example/", "kb",
+                          {**real(), "fit_score": 99}, {"owner": "aye"})
+    store.finish_run(run)
+    store.engine.dispose()
+    yield from serve(create_app(None, db, TOKEN))
+
+
+def test_every_page_fits_a_phone(phone_server: str) -> None:
     """At 390 px wide (a phone) no page scrolls sideways, and the whole nav, Settings
-    and Log out included, is on the screen; at 1440 px the board is still a table."""
+    and Log out included, is on the screen; a lead's who, where, fit, contacts, why,
+    message and status are within its first two screens; at 1440 px the board is
+    still a table. The phone screenshots in docs/ are taken here."""
+    server = phone_server
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is not installed")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -236,6 +257,20 @@ def test_every_page_fits_a_phone(server: str) -> None:
                 for name in ("a[href='/settings']", "form.logout button"):
                     box = page.locator(name).bounding_box()
                     assert box is not None and box["x"] + box["width"] <= 390, (path, name)
+                if path == "/":
+                    page.screenshot(path=str(REPO / "docs" / "workspace-phone-board.png"))
+            page.goto(server + str(lead))  # the best lead: the real evaluation
+            assert page.inner_text("#lead-name") == "Smile Bright Dental"
+            for name in ("#lead-who", "#lead-where", "#contacts", "#why", "#outreach",
+                         "#message-chat", "#status"):
+                box = page.locator(name).bounding_box()
+                assert box is not None and box["y"] + min(box["height"], 60) <= 2 * 844, name
+            assert "Bangkok" in page.inner_text("#lead-where")
+            assert page.locator("#contacts a[href^='tel:+66']").count() >= 1
+            assert page.locator("#maturity-chart").count() == 1  # shown once, folded
+            assert page.locator("table", has_text="Visibility").count() == 0
+            page.screenshot(path=str(REPO / "docs" / "workspace-phone-lead.png"),
+                            full_page=False)
             page.set_viewport_size({"width": 1440, "height": 900})
             page.goto(server + "/")
             assert page.locator("#board thead").is_visible()

@@ -259,7 +259,8 @@ def test_the_workspace_lead_page_shows_the_checks(fake_llm: FakeOpenAI, kb: Know
     client.headers["Authorization"] = "Bearer " + "t" * 32
     lead = client.get("/api/leads").json()["rows"][0]["id"]
     page = client.get(f"/leads/{lead}").text
-    section = page.split('<section id="grounding">')[1].split("</section>")[0]
+    # Folded under the evidence, and open when a check did not pass.
+    section = page.split('<details class="fold" id="grounding" open>')[1].split("</details>")[0]
     assert "<strong>name</strong> “Example Business”: corrected" in section
     assert "<b>" not in page.split('<article class="lead">')[1]
     assert 'id="confidence">Confidence low' in page  # markup removed, name replaced

@@ -86,6 +86,8 @@ def api_update(request: Request, lead_id: int, body: LeadUpdate) -> dict[str, An
         raise HTTPException(404, f"no lead {lead_id}")
     update(space.store.engine, found["url"], user(request), status=body.status,
            note=body.note)
+    if space.webhooks is not None and body.status is not None:
+        space.webhooks.wake()  # lead.status_changed goes out now, not at the next poll
     updated = lead(space.store.engine, lead_id)
     assert updated is not None
     return updated

@@ -1,7 +1,8 @@
-"""The workspace's authentication: one team token, and signed session cookies.
+"""The workspace's sessions: signed session cookies and the CSRF tokens derived from them
+(who a token belongs to: :mod:`leadengine.app.access`).
 
 The API takes ``Authorization: Bearer <token>``. A browser logs in once at ``/login``
-with the token and gets a session cookie (HttpOnly, SameSite=Strict) signed and
+with a person's token and gets a session cookie (HttpOnly, SameSite=Strict) signed and
 timestamped by itsdangerous (``URLSafeTimedSerializer``, HMAC-SHA256, under a secret
 drawn when the process starts: restarting the server logs everyone out,
 and nothing needs configuring). Every form post carries a CSRF token derived from the
@@ -26,21 +27,27 @@ TEAM = "team"
 
 @dataclass(frozen=True)
 class Session:
-    """A logged-in browser: who (a name given at login, else ``team``) and a nonce the
-    CSRF token is derived from."""
+    """A logged-in browser: who (a person's name; with the old team token, a name given
+    at login, else ``team``), their token's key (empty for the team token: a session
+    of a revoked person stops working), whether they are an admin, and a nonce the CSRF
+    token is derived from."""
 
     user: str
     nonce: str
     issued: float
+    key: str = ""
+    admin: bool = True
 
 
 class Sessions:
     """Checks the team token and signs and reads session cookies. ``token`` None: no
-    authentication (loopback only, ``--no-auth``); sessions still carry the CSRF
-    token."""
+    team token; ``required`` False: no authentication at all (loopback only,
+    ``--no-auth``), sessions still carry the CSRF token."""
 
-    def __init__(self, token: str | None, max_age: int = MAX_AGE) -> None:
+    def __init__(self, token: str | None, max_age: int = MAX_AGE,
+                 required: bool | None = None) -> None:
         self.token = token
+        self._required = token is not None if required is None else required
         self.max_age = max_age
         secret = secrets.token_bytes(32)
         self._cookies = URLSafeTimedSerializer(
@@ -49,27 +56,22 @@ class Sessions:
 
     @property
     def required(self) -> bool:
-        return self.token is not None
+        return self._required
 
     def check_token(self, given: str) -> bool:
         """Whether ``given`` is the team token (compared in constant time)."""
         if self.token is None:
-            return True
+            return False
         return hmac.compare_digest(given.encode(), self.token.encode())
 
-    def check_bearer(self, header: str | None) -> bool:
-        """Whether an ``Authorization`` header carries the team token."""
-        if self.token is None or not header:
-            return False
-        scheme, _, value = header.partition(" ")
-        return scheme.lower() == "bearer" and self.check_token(value.strip())
-
-    def issue(self, user: str = TEAM) -> tuple[str, Session]:
+    def issue(self, user: str = TEAM, key: str = "", admin: bool = True
+              ) -> tuple[str, Session]:
         """A new session and its cookie value."""
         user, nonce = (user.strip() or TEAM)[:100], secrets.token_hex(16)
-        cookie = self._cookies.dumps({"u": user, "n": nonce})
+        cookie = self._cookies.dumps({"u": user, "n": nonce, "k": key, "a": admin})
         _, issued = self._cookies.loads(cookie, return_timestamp=True)
-        return cookie, Session(user=user, nonce=nonce, issued=issued.timestamp())
+        return cookie, Session(user=user, nonce=nonce, issued=issued.timestamp(), key=key,
+                               admin=admin)
 
     def read(self, cookie: str | None) -> Session | None:
         """The session a cookie holds, if it is ours, intact and not expired."""
@@ -79,8 +81,9 @@ class Sessions:
             data, issued = self._cookies.loads(cookie, max_age=self.max_age,
                                                return_timestamp=True)
             return Session(user=str(data["u"]), nonce=str(data["n"]),
-                           issued=issued.timestamp())
-        except (BadData, KeyError, TypeError):
+                           issued=issued.timestamp(), key=str(data.get("k", "")),
+                           admin=bool(data.get("a", True)))
+        except (BadData, KeyError, TypeError, AttributeError):
             return None
 
     def csrf(self, session: Session) -> str:

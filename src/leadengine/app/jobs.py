@@ -286,8 +286,9 @@ class Jobs:
             kb = load_knowledge(job.settings)  # read now: the team may have edited it
             summary = await run_batch(job.name, job.settings, kb, store,
                                       BatchOptions(retry_failed=job.retry_failed,
-                                                   concurrency=CONCURRENCY, on_progress=progress),
-                                                   rows=job.rows)
+                                                   concurrency=CONCURRENCY, on_progress=progress,
+                                                   started_by=job.user),
+                                      rows=job.rows)
             progress(summary)
         finally:
             job.cancel = None

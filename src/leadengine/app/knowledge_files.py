@@ -169,13 +169,18 @@ def check(root: Path, rel: str, data: bytes) -> str:
     """Load the knowledge base as it would be with ``data`` at ``rel`` (a temporary copy
     of its files) and return its version; refused with 422 and the loader's message,
     file names relative to the knowledge directory, when it would not load."""
+    return loaded(root, rel, data).version
+
+
+def loaded(root: Path, rel: str, data: bytes) -> Knowledge:
+    """The knowledge base as it would be with ``data`` at ``rel`` (:func:`check`)."""
     with tempfile.TemporaryDirectory(prefix="leadengine-kb-") as scratch:
         copy = Path(scratch)
         for name in loader_files(root):
             _put(copy / name, (root / name).read_bytes())
         _put(copy / rel, data)
         try:
-            return Knowledge.from_dir(copy).version
+            return Knowledge.from_dir(copy)
         except KnowledgeError as exc:
             message = str(exc).replace(str(copy) + os.sep, "")
             raise Refused(422, message.replace(str(copy), "the knowledge directory")

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from leadengine.app.knowledge_files import (
     MAX_TEXT,
     Refused,
+    Saved,
     digest,
     is_linked,
     knowledge_root,
@@ -31,9 +32,10 @@ from leadengine.app.knowledge_files import (
     render_markdown,
     save,
 )
-from leadengine.app.shared import check_api_csrf, form_refusal, render, workspace
+from leadengine.app.shared import check_api_csrf, form_refusal, render, user, workspace
 from leadengine.errors import KnowledgeError
 from leadengine.knowledge import Document, Knowledge, parse_document
+from leadengine.store import record
 
 router = APIRouter()
 
@@ -183,10 +185,18 @@ def knowledge_save(request: Request, rel: str, csrf: Annotated[str, Form()] = ""
     except Refused as refused:
         return refusal_page(request, refused)
     try:
-        save(root, rel, text, base or None)
+        saved = save(root, rel, text, base or None)
     except Refused as refused:
         return edit_page(request, rel, text, base, str(refused), refused.status)
+    recorded(request, saved)
     return RedirectResponse(file_link(rel), 303)
+
+
+def recorded(request: Request, saved: Saved) -> None:
+    """Put a save in the activity log, under who made it."""
+    what = "created" if saved.created else "saved"
+    record(workspace(request).store.engine, user(request), "knowledge.save",
+           f"{saved.path} {what} (version {saved.version})")
 
 
 def _rule_counts(doc: Document | None) -> list[tuple[str, int | None]]:
@@ -227,6 +237,7 @@ def api_knowledge_save(request: Request, response: Response, rel: str, body: Kno
         saved = save(root_of(request), rel, body.text, body.base)
     except Refused as refused:
         raise HTTPException(refused.status, str(refused)) from None
+    recorded(request, saved)
     response.status_code = 201 if saved.created else 200
     return {"path": saved.path, "created": saved.created, "version": saved.version,
             "sha256": saved.sha256}

@@ -76,7 +76,8 @@ def export_file(request: Request, query: BoardQuery, fmt: str, selection: list[i
     from leadengine.output import write_crm_csv, write_csv, write_xlsx
 
     engine = workspace(request).store.engine
-    records = with_standing(engine, export_records(engine, query, selection))
+    space = workspace(request)
+    records = with_standing(engine, export_records(engine, query, selection), space.zone)
     if fmt in ("csv", "crm-csv"):
         text = io.StringIO()
         if fmt == "csv":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Annotated, Any
 from urllib.parse import urlencode, urlsplit
 
@@ -13,6 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from leadengine.app.auth import COOKIE, safe_next
 from leadengine.app.leads import MAX_SELECTION, board_query, export_file, row_id
 from leadengine.app.shared import (
+    client_of,
     form_refusal,
     render,
     session,
@@ -37,6 +39,7 @@ from leadengine.store import (
     board,
     facets,
     lead,
+    seen,
     update,
 )
 
@@ -95,6 +98,33 @@ def href(value: Any) -> str | None:
     return text if urlsplit(text).scheme in ("http", "https") else None
 
 
+def contact_link(kind: str, value: str) -> str | None:
+    """A link for a contact: ``tel:`` for a phone (its digits), ``mailto:`` for an
+    address, the URL for a social or chat link (http(s) only)."""
+    if kind == "Phone":
+        digits = re.sub(r"[^\d+]", "", value)
+        return f"tel:{digits}" if len(digits) >= 6 else None
+    if kind == "E-mail":
+        return f"mailto:{value}" if re.fullmatch(r"[^\s@<>\"'()]+@[^\s@<>\"'()]+", value) \
+            else None
+    return href(value)
+
+
+def where(data: dict[str, Any]) -> str:
+    """Where the business is, as a rep reads it: its address, else its city, region and
+    country (each once)."""
+    found = data.get("location")
+    location: dict[str, Any] = found if isinstance(found, dict) else {}
+    if location.get("address"):
+        parts = [str(location["address"])]
+        country = str(location.get("country") or "")
+        if country and country.casefold() not in parts[0].casefold():
+            parts.append(country)
+        return ", ".join(parts)
+    names = [str(location.get(key) or "") for key in ("city", "region", "country")]
+    return ", ".join(dict.fromkeys(name for name in names if name))
+
+
 @router.post("/export", response_model=None)
 async def export_post(request: Request) -> Response:
     """The board's selection form: the ticked leads (none ticked: every lead the
@@ -118,13 +148,16 @@ def lead_page(request: Request, lead_id: int) -> HTMLResponse:
     if found is None:
         return render(request, "missing.html", status_code=404, what=f"lead {lead_id}")
     data = found["data"]
+    # "... High fit for X. Score: base 10, ... = 86.": the sum is folded away.
+    why = str(data.get("reasoning") or "").partition(" Score: ")[::2]
     return render(
         request, "lead.html", lead=found, data=data, href=href, statuses=STATUSES,
         found=[(label, evidence, href(evidence))
                for label, evidence in found_signals(data)],
         missing=missing_signals(data),
-        contacts=[(kind, value, href(value)) for kind, value in contacts(data)],
-        maturity=maturity(data), sources=sources(data),
+        contacts=[(kind, value, contact_link(kind, value)) for kind, value in contacts(data)],
+        where=where(data), maturity=maturity(data),
+        why=why[0], score_terms=why[1], sources=sources(data),
         provenance=provenance(data), text=render_report(data, "text"),
         raw=json.dumps(data, ensure_ascii=False, indent=2))
 
@@ -144,6 +177,8 @@ def lead_post(request: Request, lead_id: int, csrf: Annotated[str, Form()] = "",
         return render(request, "missing.html", status_code=400, what=f"status {status}")
     update(space.store.engine, found["url"], user(request), status=status or None,
            note=note)
+    if space.webhooks is not None and status:
+        space.webhooks.wake()  # lead.status_changed goes out now, not at the next poll
     return RedirectResponse(f"/leads/{lead_id}", 303)
 
 
@@ -162,11 +197,19 @@ def login_page(request: Request, next: str = "/") -> Response:
 @router.post("/login", response_model=None)
 def login(request: Request, token: Annotated[str, Form()] = "",
           name: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:
-    sessions = workspace(request).sessions
-    if not sessions.check_token(token):
-        return render(request, "login.html", status_code=401, next=safe_next(next),
-                      error="That is not the team token.")
-    cookie, _ = sessions.issue(name)
+    space = workspace(request)
+    who, wait = space.access.check(client_of(request), token, name)
+    if who is None:
+        refused = render(
+            request, "login.html", status_code=429 if wait else 401, next=safe_next(next),
+            error=f"Too many wrong tokens: try again in {wait} seconds." if wait else
+            "That token is not valid: mistyped, revoked, or not this workspace's.")
+        if wait:
+            refused.headers["Retry-After"] = str(wait)
+        return refused
+    if who.key:
+        seen(space.store.engine, who.key)
+    cookie, _ = space.sessions.issue(who.name, who.key, who.admin)
     response = RedirectResponse(safe_next(next), 303)
     set_session_cookie(request, response, cookie)
     return response

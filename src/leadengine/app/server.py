@@ -10,8 +10,11 @@ route but ``/login`` and ``/static/...`` needs the team token or a session (401 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -27,15 +30,26 @@ from leadengine.app import (
     api,
     batch_pages,
     batch_routes,
+    knowledge_form_routes,
     knowledge_routes,
     pages,
     settings_page,
 )
-from leadengine.app.auth import COOKIE, TEAM, Sessions
+from leadengine.app.access import Access
+from leadengine.app.auth import COOKIE, Session, Sessions
 from leadengine.app.jobs import MAX_UPLOAD, Jobs
-from leadengine.app.shared import Problem, Workspace, set_session_cookie, workspace
+from leadengine.app.shared import (
+    Problem,
+    Workspace,
+    client_of,
+    set_session_cookie,
+    workspace,
+)
+from leadengine.app.webhook_schema import describe_webhooks
+from leadengine.app.webhooks import webhooks_of
+from leadengine.config import DEFAULT_ZONE, when
 from leadengine.knowledge import category_label
-from leadengine.store import Store
+from leadengine.store import Store, anyone
 
 if TYPE_CHECKING:
     from leadengine.config import Settings
@@ -74,22 +88,37 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 def create_app(settings: Settings | None, db: str | Path | Store, token: str | None,
-               allow_private: bool = False) -> FastAPI:
+               allow_private: bool = False, auth: bool | None = None) -> FastAPI:
     """The workspace over the store at ``db`` (a path, URL or open :class:`Store`); a
     database that does not exist yet is created and migrated (the workspace starts
-    batches itself). ``token`` None turns authentication off (the CLI allows it on
-    loopback only)."""
+    batches itself). People log in with their own tokens (``leadengine users add``);
+    ``token`` is the old shared team token (None: none). ``auth`` False turns
+    authentication off (the CLI allows it on loopback only); None: on when there is
+    a team token or anyone in the store."""
     store = db if isinstance(db, Store) else Store(db, create=True, read_only=False)
+    if auth is None:
+        auth = token is not None or anyone(store.engine)
+    sessions = Sessions(token, required=auth)
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                                    autoescape=True)
     # Categories as people name them ("Beauty & wellness"); the filters keep the slugs.
     templates.filters["category_label"] = lambda value: category_label(value) if value else ""
-    space = Workspace(store, Sessions(token), templates, settings, allow_private,
-                      Jobs(store.url))
+    # Times as the team reads them: 2026-12-07 14:05 in the time_zone setting's zone.
+    zone = settings.time_zone if settings is not None else DEFAULT_ZONE
+    templates.filters["when"] = lambda at: when(at, zone)
+    space = Workspace(store, sessions, templates, settings, allow_private, Jobs(store.url),
+                      Access(sessions, store.engine),
+                      webhooks=webhooks_of(settings, store.engine, allow_private))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        sending = (asyncio.create_task(space.webhooks.run())
+                   if space.webhooks is not None else None)
         yield
+        if sending is not None:  # what was not sent stays in the outbox
+            sending.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sending
         space.jobs.close()  # a running batch is recorded as interrupted
 
     # The API is described at /openapi.json (behind the token, like every route).
@@ -98,8 +127,10 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
     app.state.workspace = space
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    for module in (pages, api, batch_routes, batch_pages, knowledge_routes, settings_page):
+    for module in (pages, api, batch_routes, batch_pages, knowledge_form_routes,
+                   knowledge_routes, settings_page):
         app.include_router(module.router, responses=ERRORS)
+    describe_webhooks(app)
     app.middleware("http")(_guard)
     return app
 
@@ -123,6 +154,10 @@ async def _guard(request: Request,
     issued = getattr(request.state, "issue_cookie", None)
     if issued is not None:
         set_session_cookie(request, response, issued)
+    if getattr(request.state, "team", False):
+        # The shared team token: still an admin account, for this release only.
+        response.headers["Deprecation"] = "true"
+        response.headers["Link"] = '</settings#people>; rel="deprecation"'
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
     return response
@@ -140,20 +175,30 @@ def _body_refusal(request: Request) -> Response | None:
 
 
 def _authenticate(request: Request) -> Response | None:
-    """Set ``request.state.user`` and ``.session``; a refusal when neither the token
-    nor a session came with a request that needs one."""
-    sessions = workspace(request).sessions
-    path = request.url.path
-    current = sessions.read(request.cookies.get(COOKIE))
-    request.state.session = current
-    request.state.bearer = False
+    """Set ``request.state.user``, ``.admin`` and ``.session``; a refusal when neither a
+    token nor a session came with a request that needs one."""
+    space = workspace(request)
+    sessions, path = space.sessions, request.url.path
+    request.state.session, request.state.bearer = None, False
+    current = _live_session(request)
     if current is not None:
-        request.state.user = current.user
+        request.state.session = current
+        request.state.user, request.state.admin = current.user, current.admin
         return None
-    if sessions.check_bearer(request.headers.get("authorization")):
-        request.state.user = TEAM
-        request.state.bearer = True
-        return None
+    header = request.headers.get("authorization") or ""
+    scheme, _, given = header.partition(" ")
+    if sessions.required and scheme.lower() == "bearer" and given.strip():
+        who, wait = space.access.check(client_of(request), given)
+        if who is not None:
+            request.state.user, request.state.admin = who.name, who.admin
+            request.state.bearer, request.state.team = True, who.team
+            return None
+        if wait:
+            return JSONResponse({"detail": f"too many wrong tokens: try again in {wait} s"},
+                                429, headers={"Retry-After": str(wait)})
+        return JSONResponse({"detail": "that token is not valid (revoked, mistyped or "
+                                       "not this workspace's)"}, 401,
+                            headers={"WWW-Authenticate": "Bearer"})
     if not sessions.required:
         if request.url.hostname not in LOOPBACK_NAMES:
             # Without a token, only a page this machine names as itself may talk to the
@@ -162,6 +207,7 @@ def _authenticate(request: Request) -> Response | None:
         # No authentication: a session anyway, for the CSRF token of its forms.
         cookie, current = sessions.issue()
         request.state.session, request.state.user = current, current.user
+        request.state.admin = True
         request.state.issue_cookie = cookie
         return None
     if path in PUBLIC or path.startswith(PUBLIC_PREFIXES):
@@ -171,3 +217,16 @@ def _authenticate(request: Request) -> Response | None:
                             headers={"WWW-Authenticate": "Bearer"})
     target = path + (f"?{request.url.query}" if request.url.query else "")
     return RedirectResponse("/login?next=" + quote(target, safe=""), 303)
+
+
+def _live_session(request: Request) -> Session | None:
+    """The request's session, if its cookie is ours and its person not revoked since
+    (their name and admin flag as they are now)."""
+    space = workspace(request)
+    current = space.sessions.read(request.cookies.get(COOKIE))
+    if current is None or not current.key:
+        return current
+    who = space.access.current(current.key)
+    if who is None:
+        return None
+    return replace(current, user=who.name, admin=who.admin)

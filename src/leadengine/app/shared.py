@@ -12,9 +12,12 @@ from fastapi import HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel
 
+from leadengine.app.access import Access
 from leadengine.app.auth import COOKIE, TEAM, Session, Sessions
 from leadengine.app.jobs import Jobs
 from leadengine.app.limits import RequestLimits
+from leadengine.app.webhooks import Webhooks
+from leadengine.config import DEFAULT_ZONE
 from leadengine.store import Store
 
 if TYPE_CHECKING:
@@ -37,8 +40,15 @@ class Workspace:
     templates: jinja2.Environment
     settings: Settings | None
     allow_private: bool
-    jobs: Jobs = field(default_factory=lambda: Jobs(""))
+    jobs: Jobs
+    access: Access
     limits: RequestLimits = field(default_factory=RequestLimits)
+    webhooks: Webhooks | None = None
+
+    @property
+    def zone(self) -> str:
+        """The time zone times are shown in (the ``time_zone`` setting)."""
+        return self.settings.time_zone if self.settings is not None else DEFAULT_ZONE
 
 
 def workspace(request: Request) -> Workspace:
@@ -49,6 +59,17 @@ def workspace(request: Request) -> Workspace:
 def user(request: Request) -> str:
     """Who the request is from, as recorded in a lead's history."""
     return str(getattr(request.state, "user", TEAM))
+
+
+def client_of(request: Request) -> str:
+    """The address a request came from (a proxy's, behind one: it is not trusted to
+    say whose)."""
+    return request.client.host if request.client else "unknown"
+
+
+def is_admin(request: Request) -> bool:
+    """Whether the request is from an admin (the team token, or no authentication)."""
+    return bool(getattr(request.state, "admin", False))
 
 
 def session(request: Request) -> Session | None:
@@ -79,7 +100,8 @@ def render(request: Request, name: str, status_code: int = 200, **context: Any
     current = session(request)
     csrf = space.sessions.csrf(current) if current is not None else ""
     page = space.templates.get_template(name).render(
-        user=user(request), csrf=csrf, auth=space.sessions.required, **context)
+        user=user(request), admin=is_admin(request), csrf=csrf,
+        auth=space.sessions.required, **context)
     return HTMLResponse(page, status_code=status_code)
 
 

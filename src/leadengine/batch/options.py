@@ -17,7 +17,8 @@ class BatchOptions:
     ``log_every`` seconds. Every fetched page is kept as a snapshot; with ``max_age``
     (seconds) a snapshot that recent is reused. ``lease``: how long a URL stays claimed
     without a heartbeat. ``concurrency``: sites fetched and read at once (and LLM
-    requests in flight); ``per_host``: sites of one host at once."""
+    requests in flight); ``per_host``: sites of one host at once. ``started_by``: the
+    workspace's person who started it (kept with the run)."""
 
     retry_failed: bool = False
     concurrency: int = 16
@@ -26,3 +27,4 @@ class BatchOptions:
     on_progress: Callable[[Summary], None] | None = None
     max_age: float | None = None
     lease: float = CLAIM_LEASE
+    started_by: str | None = None

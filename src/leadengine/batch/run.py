@@ -133,7 +133,7 @@ class BatchRun:
         # Failures stored from now on are another live run's: not ours to retry.
         self.retry_since = time.time() if self.options.retry_failed else None
         self.key = self.store.open_run(self.name, self.key.kb_version, self.key.provider,
-                                       self.key.model)
+                                       self.key.model, self.options.started_by)
         self.summary.run_id = self.key.run_id
         self.known = self.store.states(self.key)
         self.find_unblocked()

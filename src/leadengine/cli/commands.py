@@ -35,6 +35,7 @@ from leadengine.cli.knowledge import kb
 from leadengine.cli.models import models
 from leadengine.cli.results import export, runs_command, show
 from leadengine.cli.serve import serve
+from leadengine.cli.users import users
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
 from leadengine.output import FORMATS
@@ -282,7 +283,7 @@ def eval_judge(labels: Path, provider: str | None, model: str | None,
         click.echo(f"  {line}")
 
 
-for command in (kb, batch, export, runs_command, show, models, serve):
+for command in (kb, batch, export, runs_command, show, models, serve, users):
     cli.add_command(command)
 add_examples(cli)
 

@@ -59,6 +59,7 @@ def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int |
         raise ConfigError("xlsx is a binary file, not for the terminal: write it to a file "
                           "with -o leads.xlsx")
     store = _store(db, create=False)
+    settings = _settings()
     if run_id is not None and store.run(run_id) is None:
         raise ConfigError(f"no run {run_id} in this database (see `leadengine runs`)")
     sort: Order = ("input" if order == "input" else "score" if order == "score"
@@ -69,7 +70,7 @@ def export(db: str | None, fmt: str | None, run_id: int | None, min_score: int |
         run_id=run_id, min_score=min_score, order=sort, leads=fmt not in ("json", "jsonl"))
     if fmt not in ("json", "jsonl"):
         # The columns a team sorts by include where it has each lead (status, notes).
-        records = with_standing(store.engine, records)
+        records = with_standing(store.engine, records, settings.time_zone)
     failures = store.errors(run_id) if include_failed or fmt == "xlsx" else None
     interleave = sort == "input"
     if fmt == "xlsx":
@@ -136,9 +137,10 @@ def runs_command(db: str | None) -> None:
     """List batch runs: what each run evaluated, what failed, what it skipped because a
     result was already stored (done before, or failed before) or another run was
     evaluating it, and the machine and process that ran it (host:pid). A run whose
-    process is gone shows as interrupted."""
-    import datetime
+    process is gone shows as interrupted. Times are in the time_zone setting."""
+    from leadengine.config import when
 
+    zone = _settings().time_zone
     found = _store(db, create=False).runs()
     if not found:
         click.echo("no runs yet", err=True)
@@ -153,7 +155,7 @@ def runs_command(db: str | None) -> None:
                f"{'skipped':>7}  {'host':<{wide_host}}  {'evaluator':<{wide_evaluator}}  "
                "input")
     for run, evaluator, host in zip(found, evaluators, hosts, strict=True):
-        started = datetime.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
+        started = when(run["started_at"], zone)
         skipped = run["skipped_done"] + run["skipped_failed"] + run["elsewhere"]
         click.echo(f"{run['id']:>4}  {started:<16}  {run['status']:<11} "
                    f"{run['evaluated']:>9} {run['failed']:>6} {skipped:>7}  "

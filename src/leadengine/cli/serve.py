@@ -24,9 +24,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+#: What to do when nobody can log in.
+NOBODY = ("nobody can log in: add a person first (`leadengine users add NAME --admin` prints "
+          "their token), or pass --no-auth on 127.0.0.1 for a workspace only you can reach")
+
+
 def team_token(host: str, no_auth: bool, env: dict[str, str] | None = None) -> str | None:
-    """The team token ($LEADENGINE_TOKEN, a secret like the API keys: from the environment
-    or .env, never from leadengine.toml); None only for --no-auth on loopback."""
+    """The old shared team token ($LEADENGINE_TOKEN, a secret like the API keys: from the
+    environment or .env, never from leadengine.toml), None when it is not set or with
+    --no-auth (on loopback only)."""
     source = _settings().environ() if env is None else env  # tests pass their own
     token = source.get("LEADENGINE_TOKEN", "").strip()
     if no_auth:
@@ -35,8 +41,7 @@ def team_token(host: str, no_auth: bool, env: dict[str, str] | None = None) -> s
                               f"::1, localhost), not {host}")
         return None
     if not token:
-        raise ConfigError("set LEADENGINE_TOKEN to the team's token (or pass --no-auth on "
-                          "127.0.0.1 for a workspace only you can reach)")
+        return None
     if len(token) < 16:
         raise ConfigError("LEADENGINE_TOKEN is too short: use 16 characters or more "
                           "(e.g. python -c 'import secrets; print(secrets.token_urlsafe())')")
@@ -54,14 +59,18 @@ def team_token(host: str, no_auth: bool, env: dict[str, str] | None = None) -> s
               help="Allow private, loopback and link-local addresses (SSRF guard off) for "
                    "what the workspace fetches.")
 @click.option("--no-auth", is_flag=True,
-              help="No team token (only with a loopback --host).")
+              help="No login at all (only with a loopback --host).")
 @guarded
 def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bool) -> None:
     """Serve the team's workspace: the leads board, each lead's report, its status and
     notes, and the runs, over the store `batch` writes (created empty if there is none
-    yet). Needs $LEADENGINE_TOKEN."""
+    yet). Everyone logs in with their own token (`leadengine users add NAME`); the old
+    shared $LEADENGINE_TOKEN still works, as an admin called "team", for this release."""
     settings = _settings()
     token = team_token(host, no_auth, settings.environ())
+    target = db or settings.db
+    if token is None and not no_auth:
+        _check_someone(target)
     try:
         import uvicorn
 
@@ -72,14 +81,36 @@ def serve(host: str, port: int, db: str | None, allow_private: bool, no_auth: bo
 
     from leadengine.store import missing_database
 
-    target = db or settings.db
     fresh = missing_database(target)
-    app = create_app(settings, target, token, allow_private)
+    app = create_app(settings, target, token, allow_private, auth=not no_auth)
     if fresh:
         click.echo(f"workspace: created an empty results database at {target} (start a "
                    "batch from the Batches page, or with `leadengine batch`)", err=True)
+    if token is not None:
+        click.echo("warning: LEADENGINE_TOKEN, the shared team token, works as an admin "
+                   "called \"team\" for this release only: give each person their own "
+                   "token with `leadengine users add NAME` and then unset it", err=True)
+    if settings.webhooks:
+        click.echo(f"webhooks: lead.evaluated (fit {settings.webhook_min_fit} or more) and "
+                   f"lead.status_changed to {len(settings.webhooks)} URL"
+                   f"{'' if len(settings.webhooks) == 1 else 's'}", err=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"workspace on http://{shown}:{port}/"
-               + ("" if token else " (no authentication)"), err=True)
+               + (" (no authentication)" if no_auth else ""), err=True)
     work_begins()
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)
+
+
+def _check_someone(target: str) -> None:
+    """ConfigError unless someone may log in to the store at ``target`` (a store that
+    does not exist yet has nobody: it is not created for a workspace nobody can use)."""
+    from leadengine.store import Store, anyone, missing_database
+
+    if missing_database(target):
+        raise ConfigError(NOBODY)
+    store = Store(target)
+    try:
+        if not anyone(store.engine):
+            raise ConfigError(NOBODY)
+    finally:
+        store.engine.dispose()

@@ -26,9 +26,11 @@ from leadengine.config.groups import (
 from leadengine.config.providers import PROVIDERS, Provider
 from leadengine.config.redact import redact, safe_message
 from leadengine.config.settings import Settings
+from leadengine.config.times import DEFAULT_ZONE, when
 from leadengine.config.variables import ENV_VARS, debug_enabled, env_setting
 
 __all__ = [
+    "DEFAULT_ZONE",
     "ENV_VARS",
     "GROUPS",
     "PROVIDERS",
@@ -43,4 +45,5 @@ __all__ = [
     "env_setting",
     "redact",
     "safe_message",
+    "when",
 ]

@@ -36,8 +36,9 @@ _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off"})
 
 
-def whole(minimum: int) -> Check:
-    """A whole number at least ``minimum``; text like ``"12"`` is read as one."""
+def whole(minimum: int, maximum: int | None = None) -> Check:
+    """A whole number at least ``minimum`` (at most ``maximum``); text like ``"12"`` is
+    read as one."""
 
     def check(value: Any) -> int:
         if isinstance(value, str):
@@ -49,6 +50,8 @@ def whole(minimum: int) -> Check:
             raise Invalid("is not a whole number")
         if value < minimum:
             raise Invalid(f"must be >= {minimum}")
+        if maximum is not None and value > maximum:
+            raise Invalid(f"must be <= {maximum}")
         return value
 
     return check
@@ -130,6 +133,35 @@ def model_names(value: Any) -> tuple[str, ...]:
 
 
 
+def time_zone(value: Any) -> str:
+    """An IANA time zone name (Asia/Bangkok)."""
+    from leadengine.config.times import zone
+
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("is not a time zone")
+    try:
+        zone(value)
+    except ValueError as exc:
+        raise Invalid(str(exc)) from None
+    return value.strip()
+
+
+def web_addresses(value: Any) -> tuple[str, ...]:
+    """http(s) URLs: a list, or text with the URLs separated by commas."""
+    from urllib.parse import urlsplit
+
+    items = list(value) if isinstance(value, tuple | list) else (
+        value.split(",") if isinstance(value, str) else None)
+    if items is None or not all(isinstance(item, str) for item in items):
+        raise Invalid("is not a list of URLs")
+    urls = tuple(item.strip() for item in items if item.strip())
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise Invalid(f"holds {url!r}, which is not an http(s) URL")
+    return urls
+
+
 #: Settings field -> its check. Fields not listed (``prices``, ``providers``) have
 #: readers of their own below; ``env`` and ``origins`` are not settings.
 CHECKS: dict[str, Check] = {
@@ -152,6 +184,7 @@ CHECKS: dict[str, Check] = {
     "user_agent": text, "db": text, "outreach_language": one_of(("en", "th", "my")),
     "outreach_writer": one_of(("template", "llm")),
     "rep_name": text, "rep_company": text, "rep_gender": one_of(("male", "female")),
+    "time_zone": time_zone, "webhooks": web_addresses, "webhook_min_fit": whole(0, 100),
 }
 
 

@@ -14,13 +14,15 @@ from collections.abc import Iterable, Mapping
 
 #: Environment variables that hold keys; their values never leave the process.
 KEY_VARIABLES = ("GROQ_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LEADENGINE_API_KEY",
-                 "LEADENGINE_EMBEDDINGS_API_KEY")
+                 "LEADENGINE_EMBEDDINGS_API_KEY", "LEADENGINE_TOKEN",
+                 "LEADENGINE_WEBHOOK_SECRET")
 #: What stands in for a secret.
 MASK = "[redacted]"
 
 _KEY_SHAPES = re.compile(
     r"\b(?:gsk_[A-Za-z0-9]{16,}|sk-(?:proj-|ant-|svcacct-)?[A-Za-z0-9_\-]{16,}"
-    r"|xai-[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_\-]{30,}|hf_[A-Za-z0-9]{20,})")
+    r"|xai-[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_\-]{30,}|hf_[A-Za-z0-9]{20,}"
+    r"|le_[0-9a-f]{12}_[A-Za-z0-9_\-]{43})")
 _AUTH_HEADER = re.compile(r"(?i)\b(authorization|x-api-key|api-key)(\"?\s*[:=]\s*\"?)"
                           r"(?:bearer\s+|basic\s+)?[^\s\"',;}]+")
 _BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=\-]{8,}")

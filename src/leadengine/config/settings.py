@@ -159,6 +159,14 @@ class Settings:
     #: Results database of ``batch``, ``export``, ``runs``, ``show`` and ``serve``: a file
     #: path (SQLite) or a URL such as ``postgresql://user@host/leads``.
     db: str = "leadengine.db"
+    #: Time zone the CLI, the exports and the workspace show times in (an IANA name).
+    time_zone: str = "Asia/Bangkok"
+    #: URLs the workspace posts events to (``lead.evaluated``, ``lead.status_changed``),
+    #: signed with $LEADENGINE_WEBHOOK_SECRET: a list, or text with the URLs separated by
+    #: commas. A private address needs ``allow_private``, as for fetched sites.
+    webhooks: tuple[str, ...] = ()
+    #: Lowest fit score a ``lead.evaluated`` event is sent for (0: every evaluation).
+    webhook_min_fit: int = 0
     #: Retries of an LLM request on 429/5xx/timeouts (with back-off).
     llm_retries: int = 2
     #: Largest page body read, in bytes; the rest is not downloaded.

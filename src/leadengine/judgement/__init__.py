@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from leadengine.judgement.outreach import OutreachMessage, Rep, compose
     from leadengine.judgement.prompt import SYSTEM_PROMPT, build_messages, build_user_content
     from leadengine.judgement.ratelimit import Bucket, RateLimiter
+    from leadengine.judgement.rescoring import Lead, Preview, rescore
 
 #: Public name -> the module that defines it (imported on first use).
 _EXPORTS = {
@@ -60,14 +61,42 @@ _EXPORTS = {
     "build_messages": "leadengine.judgement.prompt",
     "build_user_content": "leadengine.judgement.prompt",
     "Bucket": "leadengine.judgement.ratelimit",
+    "Lead": "leadengine.judgement.rescoring",
+    "Preview": "leadengine.judgement.rescoring",
+    "rescore": "leadengine.judgement.rescoring",
     "RateLimiter": "leadengine.judgement.ratelimit",
 }
 
 __all__ = [
-    "CONCURRENCY", "DEFAULT_BANDS", "SYSTEM_PROMPT", "Bucket", "Evaluation", "Evaluator",
-    "Grounding", "Judgement", "Label", "ModelCheck", "ModelInfo", "ModelListing",
-    "OutreachMessage", "RateLimiter", "Rep", "Source", "Verdict", "band_name", "build_messages",
-    "build_user_content", "check_model", "compose", "ground", "list_models", "make_evaluator",
-    "read_labels", "score"
+    "CONCURRENCY",
+    "DEFAULT_BANDS",
+    "SYSTEM_PROMPT",
+    "Bucket",
+    "Evaluation",
+    "Evaluator",
+    "Grounding",
+    "Judgement",
+    "Label",
+    "Lead",
+    "ModelCheck",
+    "ModelInfo",
+    "ModelListing",
+    "OutreachMessage",
+    "Preview",
+    "RateLimiter",
+    "Rep",
+    "Source",
+    "Verdict",
+    "band_name",
+    "build_messages",
+    "build_user_content",
+    "check_model",
+    "compose",
+    "ground",
+    "list_models",
+    "make_evaluator",
+    "read_labels",
+    "rescore",
+    "score"
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

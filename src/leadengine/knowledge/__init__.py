@@ -5,6 +5,8 @@ sections, and the rules their front matter holds.
   sections, rules, a version), :class:`Document`, :class:`Section`;
 * :mod:`~leadengine.knowledge.rules`: the front matter's rules (rubric, angles,
   industries, exclusions, outreach templates), validated;
+* :mod:`~leadengine.knowledge.front_matter`: rewriting one front-matter section (the
+  workspace's knowledge forms);
 * :mod:`~leadengine.knowledge.keywords`: the keyword counter the rules' conditions use;
 * :mod:`~leadengine.knowledge.signal_names`: the signals rules may test, with labels;
 * :mod:`~leadengine.knowledge.yaml_data` and :mod:`~leadengine.knowledge.text_scan`:
@@ -29,8 +31,9 @@ if TYPE_CHECKING:
         default_knowledge_dir,
         parse_document,
     )
+    from leadengine.knowledge.front_matter import replace_section, section_value
     from leadengine.knowledge.keywords import KeywordCounter
-    from leadengine.knowledge.rules import Rules
+    from leadengine.knowledge.rules import DEFAULT_GEOGRAPHY, Rubric, Rules
     from leadengine.knowledge.signal_names import CATEGORY_LABELS, category_label
 
 #: Public name -> the module that defines it (imported on first use).
@@ -42,13 +45,18 @@ _EXPORTS = {
     "default_knowledge_dir": "leadengine.knowledge.base",
     "parse_document": "leadengine.knowledge.base",
     "Rules": "leadengine.knowledge.rules",
+    "Rubric": "leadengine.knowledge.rules",
+    "DEFAULT_GEOGRAPHY": "leadengine.knowledge.rules",
+    "replace_section": "leadengine.knowledge.front_matter",
+    "section_value": "leadengine.knowledge.front_matter",
     "KeywordCounter": "leadengine.knowledge.keywords",
     "CATEGORY_LABELS": "leadengine.knowledge.signal_names",
     "category_label": "leadengine.knowledge.signal_names",
 }
 
 __all__ = [
-    "CATEGORY_LABELS", "SEMANTIC_MAX_PASSAGES", "Document", "KeywordCounter", "Knowledge",
-    "Rules", "Section", "category_label", "default_knowledge_dir", "parse_document",
+    "CATEGORY_LABELS", "DEFAULT_GEOGRAPHY", "SEMANTIC_MAX_PASSAGES", "Document",
+    "KeywordCounter", "Knowledge", "Rubric", "Rules", "Section", "category_label",
+    "default_knowledge_dir", "parse_document", "replace_section", "section_value",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -39,8 +39,8 @@ class _Rule(BaseModel):
 class Place(_Rule):
     """A target market and the spellings that identify it on a page."""
 
-    name: str
-    country: str
+    name: str = Field(min_length=1)
+    country: str = Field(min_length=1)
     aliases: list[str] = Field(min_length=1)
     #: False for well-known places outside our markets (they mark a lead out of market).
     target: bool = True
@@ -90,7 +90,7 @@ class SizeSignal(_Rule):
 class Angle(_Rule):
     """One of the strategy framework's conversation angles."""
 
-    name: str
+    name: str = Field(min_length=1)
     #: Conditions on signals (``not:x`` negates); all must hold to trigger.
     when: list[str] = Field(default_factory=list)
     #: If given, at least one of these phrases must appear on the site too.
@@ -98,7 +98,7 @@ class Angle(_Rule):
     #: Lower wins when several angles trigger.
     priority: int = 100
     #: Outreach line; ``{business_name}``, ``{place}`` and ``{industry}`` are filled in.
-    framing: str
+    framing: str = Field(min_length=1)
 
 
 #: The languages outreach messages are written in (ISO 639-1: Thai, Burmese, English).
@@ -169,27 +169,37 @@ class MaturityLayer(_Rule):
 
 
 class Rubric(_Rule):
-    """Points and caps that turn findings into a 0-100 fit score."""
+    """Points and caps that turn findings into a 0-100 fit score (each 0 to 100: a
+    negative weight or a cap past 100 is refused when the knowledge base loads)."""
 
-    base: int = 10
-    in_target_geography: int = 25
-    unknown_geography: int = 5
+    base: int = Field(default=10, ge=0, le=100)
+    in_target_geography: int = Field(default=25, ge=0, le=100)
+    unknown_geography: int = Field(default=5, ge=0, le=100)
     #: Size signals add or remove at most this many points in total.
-    size_cap: int = 10
+    size_cap: int = Field(default=10, ge=0, le=100)
     #: A lead whose location the site does not state is at most "worth a look".
-    unknown_geography_max_fit: int = 65
-    out_of_market_max_fit: int = 35
+    unknown_geography_max_fit: int = Field(default=65, ge=0, le=100)
+    out_of_market_max_fit: int = Field(default=35, ge=0, le=100)
     #: A site that shows neither a location nor an industry cannot be judged a good fit.
-    unidentified_max_fit: int = 30
+    unidentified_max_fit: int = Field(default=30, ge=0, le=100)
     #: Most fit for a single small outlet (a café, a tea shop, a family guesthouse, a
     #: six-room inn: :mod:`leadengine.facts.size`): a small buyer, whatever its gaps.
-    small_outlet_max_fit: int = 65
+    small_outlet_max_fit: int = Field(default=65, ge=0, le=100)
     #: Most fit for a site of many businesses (a directory, a marketplace, a media
     #: site): its listings are the leads, not the site.
-    directory_max_fit: int = 20
+    directory_max_fit: int = Field(default=20, ge=0, le=100)
     bands: dict[str, int] = Field(
         default_factory=lambda: {"high": 70, "medium": 40, "low": 0}
     )
+
+    @field_validator("bands")
+    @classmethod
+    def _bands_in_range(cls, bands: dict[str, int]) -> dict[str, int]:
+        for name, floor in bands.items():
+            if not 0 <= floor <= 100:
+                raise ValueError(f"the {name!r} band starts at {floor}: a band starts "
+                                 "between 0 and 100")
+        return bands
 
 
 #: The team's markets, when a knowledge base's front matter lists no ``geography``.

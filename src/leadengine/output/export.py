@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,9 +68,7 @@ def flatten(record: dict[str, Any]) -> dict[str, str]:
     standing = record.get("standing") or {}
     row["lead_status"] = standing.get("status")
     row["last_note"] = standing.get("last_note")
-    touched = standing.get("last_contact")
-    row["last_contact"] = (time.strftime("%Y-%m-%d %H:%M", time.localtime(touched))
-                           if touched else None)
+    row["last_contact"] = standing.get("last_contact")  # in the team's time zone
     row["excluded_services"] = "; ".join(record.get("excluded_services") or [])
     row["warnings"] = "; ".join(record.get("warnings") or [])
     tokens = record.get("tokens") or {}

@@ -11,6 +11,8 @@
 * :mod:`~leadengine.store.snapshots`: fetched pages kept and reused;
 * :mod:`~leadengine.store.workspace`: the workspace's leads board, statuses and notes;
 * :mod:`~leadengine.store.board`: the workspace's tables and the board's rows;
+* :mod:`~leadengine.store.people`: the workspace's people, their tokens, the activity log;
+* :mod:`~leadengine.store.outbox`: the webhooks' durable outbox;
 * :mod:`~leadengine.store.migrations`: the schema's migrations.
 
 The names below are what callers outside the package use.
@@ -20,6 +22,20 @@ from leadengine.store.claims import CLAIM_LEASE, STALE_AFTER, Claim, ClaimState
 from leadengine.store.database import Order, Store
 from leadengine.store.engine import DEFAULT_DB, database_url, missing_database
 from leadengine.store.migrations import MIGRATIONS
+from leadengine.store.outbox import Delivery, delivered, deliveries, due, failed, fan_out
+from leadengine.store.people import (
+    Person,
+    active_person,
+    activity,
+    add_person,
+    anyone,
+    people,
+    person_with_token,
+    record,
+    revoke_person,
+    seen,
+    token_key,
+)
 from leadengine.store.results import Outcome
 from leadengine.store.schema import RUN_COUNTERS, SKIP_COUNTERS, RunKey
 from leadengine.store.snapshots import SnapshotCache
@@ -35,14 +51,56 @@ from leadengine.store.workspace import (
     facets,
     is_id,
     lead,
+    scored,
     update,
     with_standing,
 )
 
 __all__ = [
-    "BANDS", "CLAIM_LEASE", "DEFAULT_DB", "FACETS", "MAX_NOTE", "MIGRATIONS", "RUN_COUNTERS",
-    "SKIP_COUNTERS", "SORTS", "STALE_AFTER", "STATUSES", "BoardQuery", "Claim", "ClaimState",
-    "Order", "Outcome", "RunKey", "SnapshotCache", "Store", "board", "database_url",
-    "export_records", "facets", "is_id", "lead", "missing_database", "update",
+    "BANDS",
+    "CLAIM_LEASE",
+    "DEFAULT_DB",
+    "FACETS",
+    "MAX_NOTE",
+    "MIGRATIONS",
+    "RUN_COUNTERS",
+    "SKIP_COUNTERS",
+    "SORTS",
+    "STALE_AFTER",
+    "STATUSES",
+    "BoardQuery",
+    "Claim",
+    "ClaimState",
+    "Delivery",
+    "Order",
+    "Outcome",
+    "Person",
+    "RunKey",
+    "SnapshotCache",
+    "Store",
+    "active_person",
+    "activity",
+    "add_person",
+    "anyone",
+    "board",
+    "database_url",
+    "delivered",
+    "deliveries",
+    "due",
+    "export_records",
+    "facets",
+    "failed",
+    "fan_out",
+    "is_id",
+    "lead",
+    "missing_database",
+    "people",
+    "person_with_token",
+    "record",
+    "revoke_person",
+    "scored",
+    "seen",
+    "token_key",
+    "update",
     "with_standing",
 ]

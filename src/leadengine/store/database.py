@@ -159,18 +159,21 @@ class Store:
     # -- runs -------------------------------------------------------------------------
 
     def open_run(self, input_name: str, kb_version: str, provider: str,
-                 model: str) -> RunKey:
+                 model: str, started_by: str | None = None) -> RunKey:
         """Start a run (:meth:`start_run`) and return the key its rows are stored under."""
-        return RunKey(self.start_run(input_name, kb_version, provider, model), kb_version,
-                      provider, model)
+        return RunKey(self.start_run(input_name, kb_version, provider, model, started_by),
+                      kb_version, provider, model)
 
-    def start_run(self, input_name: str, kb_version: str, provider: str, model: str) -> int:
+    def start_run(self, input_name: str, kb_version: str, provider: str, model: str,
+                  started_by: str | None = None) -> int:
+        """A new run's id; ``started_by``: the workspace's person who started it."""
         now = time.time()
         with self.engine.begin() as conn:
             result = conn.execute(runs_table.insert().values(
                 started_at=now, input=input_name, kb_version=kb_version,
                 provider=provider, model=model, status="running", pid=os.getpid(),
-                hostname=hostname(), heartbeat_at=now))
+                hostname=hostname(), heartbeat_at=now,
+                started_by=None if started_by is None else started_by[:200]))
             key = result.inserted_primary_key
             assert key is not None
             return int(key[0])

@@ -11,6 +11,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from leadengine.store.board import create_board, create_tables
+from leadengine.store.outbox import create_outbox
+from leadengine.store.people import create_people
 from leadengine.store.schema import (
     RUN_COUNTERS,
     claims_table,
@@ -90,12 +92,23 @@ def _m009_run_notes(conn: Connection) -> None:
         conn.execute(sa.text("ALTER TABLE runs ADD COLUMN notes TEXT"))
 
 
+def _m010_people(conn: Connection) -> None:
+    # People with their own tokens, the activity log, and who started a run.
+    create_people(conn)
+
+
+def _m011_webhook_outbox(conn: Connection) -> None:
+    # The webhooks' outbox: cursors over the evaluations and lead events, deliveries.
+    create_outbox(conn)
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
                                                   _m003_page_snapshots, _m004_run_counters,
                                                   _m005_claims, _m006_run_liveness,
                                                   _m007_lead_workspace, _m008_lead_board,
-                                                  _m009_run_notes]
+                                                  _m009_run_notes, _m010_people,
+                                                  _m011_webhook_outbox]
 
 
 def applied(conn: Connection) -> bool:

@@ -55,6 +55,8 @@ runs_table = sa.Table(
     # What the run had to change on its way, one line each (see _m009_run_notes): a
     # retired model it switched from.
     sa.Column("notes", sa.Text),
+    # The person who started it from the workspace (see _m010_people); None: the CLI.
+    sa.Column("started_by", sa.String(200)),
 )
 
 

@@ -31,6 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
+from leadengine.config.times import DEFAULT_ZONE, when
 from leadengine.judgement.bands import DEFAULT_BANDS
 from leadengine.store.board import (
     BOARD_FIELDS,
@@ -218,21 +219,23 @@ def export_records(engine: Engine, query: BoardQuery,
 _STANDING_CHUNK = 500
 
 
-def with_standing(engine: Engine, records: Iterable[dict[str, Any]]
-                  ) -> Iterator[dict[str, Any]]:
+def with_standing(engine: Engine, records: Iterable[dict[str, Any]],
+                  zone: str = DEFAULT_ZONE) -> Iterator[dict[str, Any]]:
     """``records`` (stored evaluations, as exports read them), each with ``standing``:
     where the team has the lead (``status``, ``last_note``, ``last_contact``: the time of
-    its latest status change or note, None when nobody has touched it)."""
+    its latest status change or note as ``YYYY-MM-DD HH:MM`` in ``zone``, None when
+    nobody has touched it)."""
     chunk: list[dict[str, Any]] = []
     for record in records:
         chunk.append(record)
         if len(chunk) >= _STANDING_CHUNK:
-            yield from _stand(engine, chunk)
+            yield from _stand(engine, chunk, zone)
             chunk = []
-    yield from _stand(engine, chunk)
+    yield from _stand(engine, chunk, zone)
 
 
-def _stand(engine: Engine, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _stand(engine: Engine, records: list[dict[str, Any]], zone: str
+           ) -> list[dict[str, Any]]:
     urls = list({str(r.get("lead") or r.get("url") or "") for r in records})
     s, t = lead_status_table, lead_events_table
     with engine.connect() as conn:
@@ -249,8 +252,19 @@ def _stand(engine: Engine, records: list[dict[str, Any]]) -> list[dict[str, Any]
     for record in records:
         url = str(record.get("lead") or record.get("url") or "")
         record["standing"] = {"status": status.get(url, "new"), "last_note": notes.get(url),
-                              "last_contact": touched.get(url)}
+                              "last_contact": when(touched.get(url), zone) or None}
     return records
+
+
+def scored(engine: Engine) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """(id, fit score, evaluation JSON) of every stored evaluation, read in pages (what
+    a preview of a knowledge-base edit re-scores)."""
+    e = evaluations_table
+    with engine.connect() as conn:
+        rows = conn.execution_options(yield_per=1000).execute(
+            sa.select(e.c.id, e.c.fit_score, e.c.data).order_by(e.c.id))
+        for row in rows:
+            yield row.id, int(row.fit_score), json.loads(row.data)
 
 
 # -- a lead ------------------------------------------------------------------------------

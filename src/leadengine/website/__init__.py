@@ -22,6 +22,7 @@ from leadengine.exports import lazy_exports
 if TYPE_CHECKING:
     from leadengine.website.category import Category
     from leadengine.website.fetch import Page, make_client
+    from leadengine.website.guard import BlockedAddress, GuardedTransport
     from leadengine.website.load import load_site
     from leadengine.website.profile import build_profile, profile_summary
     from leadengine.website.robots import RobotsPolicy
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Page": "leadengine.website.fetch",
     "make_client": "leadengine.website.fetch",
+    "BlockedAddress": "leadengine.website.guard",
+    "GuardedTransport": "leadengine.website.guard",
     "load_site": "leadengine.website.load",
     "PageRead": "leadengine.website.site",
     "Site": "leadengine.website.site",
@@ -48,8 +51,8 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "Category", "Page", "PageRead", "RobotsPolicy", "Site", "SiteKind", "build_profile",
-    "lead_target", "load_site", "make_client", "normalise_url", "profile_summary", "read_page",
-    "site_from_page"
+    "BlockedAddress", "Category", "GuardedTransport", "Page", "PageRead", "RobotsPolicy",
+    "Site", "SiteKind", "build_profile", "lead_target", "load_site", "make_client",
+    "normalise_url", "profile_summary", "read_page", "site_from_page",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -31,15 +31,6 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
   watchBatch(document.getElementById("progress"));
-  // History times: epoch seconds -> the reader's local date and time, written the same
-  // way for everyone (2026-12-07 14:05: no month and day order to guess).
-  const pad = (n) => String(n).padStart(2, "0");
-  for (const node of document.querySelectorAll("time[data-epoch]")) {
-    const when = new Date(parseFloat(node.dataset.epoch) * 1000);
-    node.textContent = `${when.getFullYear()}-${pad(when.getMonth() + 1)}-` +
-      `${pad(when.getDate())} ${pad(when.getHours())}:${pad(when.getMinutes())}`;
-    node.setAttribute("datetime", when.toISOString());
-  }
 });
 
 // A batch's page: its counters follow the server's events until the batch ends.
