@@ -249,7 +249,10 @@ def test_every_page_fits_a_phone(phone_server: str) -> None:
             page.click("button[type=submit]")
             page.wait_for_selector("#board")
             lead = page.get_attribute("a.lead-link >> nth=0", "href")
-            for path in ("/", lead, "/batches", "/settings", "/runs", "/knowledge"):
+            pages = ("/", lead, "/batches", "/settings", "/runs", "/knowledge",
+                     "/knowledge/forms/cities", "/knowledge/forms/rubric",
+                     "/knowledge/forms/angles", "/knowledge/forms/templates")
+            for path in pages:
                 page.goto(server + str(path))
                 wide, view = page.evaluate("[document.documentElement.scrollWidth, "
                                            "document.documentElement.clientWidth]")
@@ -272,7 +275,15 @@ def test_every_page_fits_a_phone(phone_server: str) -> None:
             page.screenshot(path=str(REPO / "docs" / "workspace-phone-lead.png"),
                             full_page=False)
             page.set_viewport_size({"width": 1440, "height": 900})
+            for path in pages:
+                page.goto(server + str(path))
+                wide = page.evaluate("document.documentElement.scrollWidth")
+                assert wide <= 1440, (path, wide)
             page.goto(server + "/")
             assert page.locator("#board thead").is_visible()
+            # The upload's intro is one sentence, not a line per word in code.
+            page.goto(server + "/batches")
+            intro = page.locator("#upload-intro").bounding_box()
+            assert intro is not None and intro["height"] < 30, intro
         finally:
             browser.close()

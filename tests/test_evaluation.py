@@ -191,6 +191,23 @@ def test_compare_table_offline() -> None:
     assert lines[2].split()[:3] == ["fit_score", "86", "86"]
 
 
+def test_compare_never_cuts_a_url_in_two() -> None:
+    from types import SimpleNamespace
+
+    from leadengine.cli.commands import compare_table
+
+    url = "https://www.facebook.com/SmileBrightDentalBangkok-Official-Page/reviews"
+    side = SimpleNamespace(fit_score=80, primary_service="Booking", angle="a",
+                           business_type="clinic", reasoning=f"Only {url} is linked.",
+                           outreach_angle="x", sources=[], provider="heuristic",
+                           model="rules-v1")
+    table = compare_table(side, side)
+    assert table.count(url) == 2  # whole, in both columns
+    lines = table.splitlines()
+    at = next(i for i, line in enumerate(lines) if url in line)
+    assert lines[at].split() == [url] and lines[at + 1].split() == [url]
+
+
 def test_llm_evaluations_carry_maturity_layers_and_exclusions(fake_llm: FakeOpenAI,
                                                               kb: KnowledgeBase) -> None:
     fake_llm.queue(Reply.json({**GOOD, "business_name": "Lotus Growth Digital",

@@ -12,6 +12,7 @@ from fastapi.responses import Response
 from pydantic import StringConstraints
 
 from leadengine.app.shared import workspace
+from leadengine.config import when
 from leadengine.store import (
     BANDS,
     SORTS,
@@ -89,7 +90,8 @@ def export_file(request: Request, query: BoardQuery, fmt: str, selection: list[i
         write_xlsx(records, binary, [])
         body = binary.getvalue()
     suffix = "csv" if fmt == "crm-csv" else fmt
-    name = f"leads-{'crm-' if fmt == 'crm-csv' else ''}{time.strftime('%Y%m%d-%H%M%S')}.{suffix}"
+    stamp = when(time.time(), space.zone, seconds=True).replace("-", "").replace(":", "")
+    name = f"leads-{'crm-' if fmt == 'crm-csv' else ''}{stamp.replace(' ', '-')}.{suffix}"
     media = EXPORTS[fmt] + ("; charset=utf-8" if suffix == "csv" else "")
     return Response(body, media_type=media,
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})

@@ -1,18 +1,23 @@
 """``leadengine batch --engine ray``: one batch sharded into Ray tasks on a cluster.
 
-The same batch code as the local engine (:func:`leadengine.batch.run_batch`), run once
-per shard inside a Ray task that fetches, reads and evaluates its rows and writes to the
-shared PostgreSQL store. Rows are sharded by their normalised URL, so a URL's duplicates
+The same batch code as the local engine in shards (:mod:`leadengine.batch.shard`), run
+once per shard inside a Ray task that fetches, reads and evaluates its rows and writes to
+the shared PostgreSQL store. The driver (this process) records one run for the batch,
+beats for it and ends it; every shard works under that run, as a local shard works under
+its parent's, and reports its progress to an actor the driver reads, so the progress bar
+moves as it does locally. Rows are sharded by their normalised URL, so a URL's duplicates
 meet in one shard and are counted as duplicates, as locally. Everything that makes the
 local engine safe to stop and rerun holds across the cluster because it lives in the
-database: a URL is claimed before it is fetched, a result is stored under the same keys
-(URL, knowledge-base version, provider, model), and each shard is a run with a process
-id, host and heartbeat. So:
+database: a URL is claimed (by the run, with the host:pid of the worker) before it is
+fetched, and a result is stored under the same keys (URL, knowledge-base version,
+provider, model). So:
 
 * a worker killed mid-shard: Ray runs the task again (``max_retries``); the new attempt
-  finds the dead run's claims released and its stored results done;
-* the driver killed: Ray stops its tasks; the same command run again skips what is
-  stored and evaluates the rest; nothing is evaluated twice;
+  takes back its run's claims at once and counts what the dead one stored as this
+  batch's work (the summary says so: nothing "already done" that this batch did);
+* the driver killed: Ray stops its tasks and the run shows as interrupted; the same
+  command run again skips what is stored and evaluates the rest; nothing is evaluated
+  twice;
 * ``--retry-failed``, duplicates and ``export`` read and write the same tables as ever.
 
 LLM rate limits hold for the whole cluster: one Ray actor holds the token buckets
@@ -26,25 +31,26 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import math
 import socket
-from collections.abc import Sequence
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from leadengine.batch.handout import split_rows
 from leadengine.batch.input import Row, input_name, read_rows
-from leadengine.batch.local import run_batch
 from leadengine.batch.options import BatchOptions
 from leadengine.batch.shards import merge, share_host_limits
 from leadengine.batch.summary import Summary
 from leadengine.config import Settings
 from leadengine.errors import BATCH_STOPS, ConfigError, LeadEngineError
 from leadengine.retrieval.knowledge_base import KnowledgeBase
-from leadengine.store import Store
+from leadengine.store import RunKey, Store
 
 if TYPE_CHECKING:
+    from leadengine.batch.run import BatchRun
     from leadengine.judgement.evaluators import Evaluator
 
 #: Seconds to wait for a cluster's address to answer before saying it cannot be reached
@@ -52,6 +58,8 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 5.0
 #: Times Ray runs a shard again after its worker process died (killed, out of memory).
 SHARD_RETRIES = 3
+#: Seconds between two progress reports of a shard, and two updates of the driver's.
+PROGRESS_EVERY = 0.5
 INSTALL_HINT = "pip install 'leadengine[ray]'"
 
 
@@ -117,6 +125,11 @@ def connect(ray: Any, address: str | None) -> None:
     check_reachable(address)
     if ray.is_initialized():
         return
+    # Ray's own notices (token authentication, a local instance started...) are for
+    # whoever runs the cluster, not for the salesperson's terminal: only its errors pass.
+    quiet = logging.getLogger("ray")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False,
                  configure_logging=False)
@@ -124,14 +137,8 @@ def connect(ray: Any, address: str | None) -> None:
         where = address or "this machine"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ConfigError(f"cannot reach the Ray cluster at {where}: {first}") from None
-
-
-def merge_runs(summaries: Sequence[Summary], started: float) -> Summary:
-    """One summary of the shards' runs (each shard is a run of its own)."""
-    total = merge(summaries, Summary(started=started))
-    total.run_ids = sorted(part.run_id for part in summaries)
-    total.run_id = total.run_ids[0] if total.run_ids else 0
-    return total
+    finally:
+        quiet.setLevel(level)
 
 
 class ClusterLimiter:
@@ -174,20 +181,61 @@ def limits_of(evaluator: Evaluator
     return evaluator.rate_limits_to_share()
 
 
-def run_shard(name: str, settings: Settings, kb: KnowledgeBase, db: str, rows: list[Row],
-              options: BatchOptions, limits: Any) -> Summary:
-    """One shard, inside a Ray task: the local engine on ``rows`` (pages read in this
-    process: Ray gives each shard its own CPU)."""
+@dataclasses.dataclass(frozen=True)
+class ShardTask:
+    """What a shard's Ray task is given: its rows, and the batch's run to work under."""
+
+    name: str
+    settings: Settings
+    db: str
+    rows: list[Row]
+    options: BatchOptions
+    key: RunKey
+    retry_since: float | None
+    index: int
+
+
+class ProgressHolder:
+    """The body of the progress actor: each shard's latest summary, for the driver's
+    progress bar or lines."""
+
+    def __init__(self) -> None:
+        self.latest: dict[int, Summary] = {}
+
+    def report(self, index: int, summary: Summary) -> None:
+        self.latest[index] = summary
+
+    def snapshot(self) -> dict[int, Summary]:
+        return dict(self.latest)
+
+
+def run_shard(task: ShardTask, kb: KnowledgeBase, limits: Any, progress: Any) -> Summary:
+    """One shard, inside a Ray task: the local engine on its rows, under the batch's run
+    (a shard Ray runs again after its worker died counts what the dead attempt stored as
+    this batch's work, as a local shard does), its progress sent to ``progress``."""
+    from leadengine.batch.run import BatchRun
     from leadengine.judgement.evaluators import make_evaluator
 
-    settings = dataclasses.replace(settings, workers=0)
+    settings = dataclasses.replace(task.settings, workers=0)
     evaluator = make_evaluator(settings, kb)
     if limits is not None:
         evaluator.use_limiter(ClusterLimiter(limits))
-    store = Store(db)
+    sent = [0.0]
+
+    def report(summary: Summary) -> None:
+        if time.monotonic() - sent[0] >= PROGRESS_EVERY:
+            sent[0] = time.monotonic()
+            progress.report.remote(task.index, summary)
+
+    options = dataclasses.replace(task.options, on_progress=report)
+    store = Store(task.db)
     try:
-        return asyncio.run(run_batch(name, settings, kb, store, options, rows=rows,
-                                     evaluator=evaluator))
+        batch = BatchRun(task.name, settings, kb, store, options, evaluator)
+        batch.adopt(task.key, task.retry_since)
+        asyncio.run(batch.process(task.rows))
+        batch.summary.reused_pages = batch.snapshots.reused
+        progress.report.remote(task.index, batch.summary)
+        return batch.summary
     finally:
         store.engine.dispose()
 
@@ -197,10 +245,11 @@ def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBa
                      *, encoding: str | None = None) -> Summary:
     """Evaluate every row of ``input_path`` on a Ray cluster, storing results in
     ``store`` (PostgreSQL) as they complete (how: ``options``, shared out over the
-    shards). ConfigError before any work if Ray is not
-    installed, the store is not PostgreSQL or the cluster cannot be reached."""
-    import time
-
+    shards), under one run that this process records, beats for and ends, as the local
+    engine's parent does; its progress goes to ``options.on_progress`` (or the progress
+    log) as the shards report it. ConfigError before any work if Ray is not installed,
+    the store is not PostgreSQL or the cluster cannot be reached."""
+    from leadengine.batch.run import BatchRun
     from leadengine.judgement.evaluators import make_evaluator
 
     check_database(store)
@@ -209,33 +258,65 @@ def run_batch_on_ray(input_path: Path | str, settings: Settings, kb: KnowledgeBa
     # or an unreadable input is one line at the terminal.
     evaluator = make_evaluator(settings, kb)
     rows = list(read_rows(input_path, encoding))
-    started = time.monotonic()
     options = options or BatchOptions()
     connect(ray, cluster.address)
     cpus = int(ray.cluster_resources().get("CPU", 1))
-    shards = max(1, min(cluster.shards or cpus, len(rows) or 1))
-    parts = split_rows(rows, shards)
+    parts = split_rows(rows, max(1, min(cluster.shards or cpus, len(rows) or 1)))
+    batch = BatchRun(input_name(input_path), settings, kb, store, options, evaluator)
+    return asyncio.run(_drive(ray, batch, parts, evaluator))
+
+
+async def _drive(ray: Any, batch: BatchRun, parts: list[list[Row]],
+                 evaluator: Evaluator) -> Summary:
+    """Record the run, start the shards' tasks, follow their progress, and end the run
+    (``interrupted`` when anything stops it, the tasks cancelled)."""
     limits = limits_of(evaluator)
     holder = (ray.remote(num_cpus=0)(LimitsHolder).remote(*limits)
               if limits is not None else None)
-    task = ray.remote(num_cpus=1, max_retries=SHARD_RETRIES)(run_shard)
-    kb_ref = ray.put(kb)
-    concurrency = options.concurrency
-    per_shard = max(1, math.ceil(concurrency / len(parts))) if parts else concurrency
+    progress = ray.remote(num_cpus=0)(ProgressHolder).remote()
+    options = batch.options
+    per_shard = max(1, math.ceil(options.concurrency / len(parts))) if parts else 1
     # A host's sites are in every shard: each has its share of the per-host limits.
-    per_host, settings = share_host_limits(options.per_host, settings, max(1, len(parts)))
+    per_host, settings = share_host_limits(options.per_host, batch.settings,
+                                           max(1, len(parts)))
     shard_options = dataclasses.replace(options, concurrency=per_shard, per_host=per_host,
                                         on_progress=None)
-    name = input_name(input_path)
-    refs = [task.remote(name, settings, kb_ref, store.url, part, shard_options, holder)
-            for part in parts]
+    batch.start()
+    batch.log_progress()  # the run is recorded: a progress bar can name it
+    beat = asyncio.create_task(batch.heartbeat())
+    task = ray.remote(num_cpus=1, max_retries=SHARD_RETRIES)(run_shard)
+    kb_ref = ray.put(batch.kb)
+    refs = [task.remote(ShardTask(batch.name, settings, batch.store.url, part,
+                                  shard_options, batch.key, batch.retry_since, index),
+                        kb_ref, holder, progress)
+            for index, part in enumerate(parts)]
     try:
-        summaries = gather(ray, refs)
+        summaries = await follow(ray, refs, progress, batch)
     except BaseException as exc:
+        beat.cancel()
         for ref in refs:
             ray.cancel(ref, force=True)
+        batch.store.finish_run(batch.key.run_id, "interrupted", batch.summary.skips())
         raise shard_error(exc) from None
-    return merge_runs(summaries, started)
+    beat.cancel()
+    merge(summaries, batch.summary)
+    batch.summary.run_ids = [batch.key.run_id]
+    batch.store.finish_run(batch.key.run_id, "done", batch.summary.skips())
+    return batch.summary
+
+
+async def follow(ray: Any, refs: list[Any], progress: Any, batch: BatchRun
+                 ) -> list[Summary]:
+    """:func:`gather`, with the shards' latest progress merged into ``batch``'s summary
+    and shown every :data:`PROGRESS_EVERY` seconds while they work."""
+    waiting = asyncio.create_task(asyncio.to_thread(gather, ray, refs))
+    while not waiting.done():
+        await asyncio.wait([waiting], timeout=PROGRESS_EVERY)
+        latest = await asyncio.to_thread(ray.get, progress.snapshot.remote())
+        if latest:
+            merge(list(latest.values()), batch.summary)
+            batch.log_progress()
+    return waiting.result()
 
 
 def gather(ray: Any, refs: list[Any]) -> list[Summary]:

@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -153,8 +153,15 @@ def _run_on_ray(input_path: Path, settings: Settings, kb: KnowledgeBase, store: 
 
     click.echo(f"batch: running on Ray ({address or 'a local instance'})", err=True)
     try:
-        return run_batch_on_ray(input_path, settings, kb, store, RayOptions(address), options,
-                                encoding=encoding)
+        if sys.stderr.isatty():
+            # The shards' progress, as they report it (every half second).
+            with _progress_bar(None, redraw=True) as (_, update):
+                return run_batch_on_ray(input_path, settings, kb, store, RayOptions(address),
+                                        dataclasses.replace(options, on_progress=update),
+                                        encoding=encoding)
+        with _progress_lines():
+            return run_batch_on_ray(input_path, settings, kb, store, RayOptions(address),
+                                    options, encoding=encoding)
     except KeyboardInterrupt:
         click.echo(INTERRUPTED, err=True)
         sys.exit(130)
@@ -233,10 +240,14 @@ async def _cancel_on_sigterm(coro: Coroutine[Any, Any, T]) -> T:
             loop.remove_signal_handler(signal.SIGTERM)
 
 
-def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
-                           store: Store, options: BatchOptions,
-                           encoding: str | None = None) -> Summary:
-    """A rich progress bar on a terminal: done, failed, rate, ETA, spend so far."""
+@contextlib.contextmanager
+def _progress_bar(total: int | None, redraw: bool = False
+                  ) -> Iterator[tuple[Any, Callable[[Summary], None]]]:
+    """A rich progress bar on stderr (done, failed, rate, ETA, spend so far) and the
+    function that moves it (and, with ``redraw``, redraws it). Redrawn by the batch's
+    own loop (:func:`_redrawn`) or by that function, not by rich's refresh thread: the
+    local engine forks its shards from this process, which it does only while no other
+    thread runs."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -247,26 +258,34 @@ def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBa
         TimeRemainingColumn,
     )
 
-    from leadengine.batch import read_rows, run_batch
-
-    # The bar needs the total up front: the input is read once, here (a few hundred
-    # bytes a row), and the batch works through the rows read.
-    rows = list(read_rows(input_path, encoding))
-    total = len(rows)
     columns = [TextColumn("[bold]batch"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[failed]} failed"),
                TextColumn("{task.fields[rate]:.1f}/s"), TextColumn("${task.fields[cost]:.4f}"),
                TimeElapsedColumn(), TimeRemainingColumn()]
-    # Redrawn by the batch's own event loop, not by rich's refresh thread: the batch
-    # forks its shards from this process, which it does only while no other thread runs.
     with Progress(*columns, console=Console(stderr=True), auto_refresh=False) as bar:
         task = bar.add_task("batch", total=total, failed=0, rate=0.0, cost=0.0)
 
         def update(summary: Summary) -> None:
             elapsed = max(1e-6, time.monotonic() - summary.started)
-            bar.update(task, completed=summary.handled, failed=summary.failed,
+            bar.update(task, total=total or summary.total or None,
+                       completed=summary.handled, failed=summary.failed,
                        rate=summary.done / elapsed, cost=summary.cost_usd)
+            if redraw:
+                bar.refresh()
 
+        yield bar, update
+
+
+def _run_with_progress_bar(input_path: Path, settings: Settings, kb: KnowledgeBase,
+                           store: Store, options: BatchOptions,
+                           encoding: str | None = None) -> Summary:
+    """The local batch with a progress bar on a terminal."""
+    from leadengine.batch import read_rows, run_batch
+
+    # The bar needs the total up front: the input is read once, here (a few hundred
+    # bytes a row), and the batch works through the rows read.
+    rows = list(read_rows(input_path, encoding))
+    with _progress_bar(len(rows)) as (bar, update):
         watched = dataclasses.replace(options, on_progress=update)
         return _run_interruptible(_redrawn(bar, run_batch(input_path, settings, kb, store,
                                                           watched, rows=rows)))

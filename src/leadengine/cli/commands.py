@@ -211,11 +211,19 @@ def compare_table(with_rag: Any, without: Any) -> str:
             left = ", ".join(f"{s.path}" + (f" > {s.heading.rsplit(' > ', 1)[-1]}"
                                              if s.heading else "") for s in left) or "-"
             right = ", ".join(s.path for s in right) or "-"
-        a = textwrap.wrap(str(left if left is not None else "-"), width) or [""]
-        b = textwrap.wrap(str(right if right is not None else "-"), width) or [""]
+        # A URL or a path is never cut in two: a word longer than the column has a line
+        # of its own, and the other column goes on under it.
+        a = textwrap.wrap(str(left if left is not None else "-"), width,
+                          break_long_words=False, break_on_hyphens=False) or [""]
+        b = textwrap.wrap(str(right if right is not None else "-"), width,
+                          break_long_words=False, break_on_hyphens=False) or [""]
         for i in range(max(len(a), len(b))):
-            lines.append(f"{label if i == 0 else '':<16} {a[i] if i < len(a) else '':<{width}} "
-                         f"{b[i] if i < len(b) else ''}")
+            first = label if i == 0 else ""
+            one, two = a[i] if i < len(a) else "", b[i] if i < len(b) else ""
+            if len(one) > width and two:
+                lines += [f"{first:<16} {one}", f"{'':<16} {'':<{width}} {two}"]
+            else:
+                lines.append(f"{first:<16} {one:<{width}} {two}".rstrip())
     lines.append(f"{'provider':<16} {with_rag.provider + ' / ' + with_rag.model:<{width}} "
                  f"{without.provider + ' / ' + without.model}")
     return "\n".join(lines)
