@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 from leadengine.config import Settings
 from leadengine.errors import LeadEngineError
@@ -21,7 +22,8 @@ from leadengine.judgement.evaluators import Evaluator, make_evaluator
 from leadengine.judgement.grounding import Grounding, ground
 from leadengine.judgement.judge_eval import CONCURRENCY, Label
 from leadengine.judgement.outreach import OutreachMessage, Rep, compose
-from leadengine.knowledge.rules import Rules
+from leadengine.judgement.questions import answer_all, checked_model_answers
+from leadengine.knowledge.rules import Question, Rules
 from leadengine.retrieval import Hit
 from leadengine.retrieval.knowledge_base import KnowledgeBase
 from leadengine.website.category import PHRASES
@@ -99,9 +101,26 @@ async def evaluate_site(site: Site, kb: KnowledgeBase, settings: Settings,
             tokens[name] = tokens.get(name, 0) + count
         verdict = verdict.model_copy(update={
             "warnings": [*verdict.warnings, *written.warnings], "tokens": tokens})
+    answers, warnings = answer_questions(site, facts, kb.rules.questions, verdict.answers)
+    if warnings:
+        verdict = verdict.model_copy(update={"warnings": [*verdict.warnings, *warnings]})
     return assemble_evaluation(facts, verdict, hits, provider=evaluator.name,
                                model=verdict.model or evaluator.model, rag=settings.use_rag,
-                               outreach=message, grounding=grounding)
+                               outreach=message, grounding=grounding, answers=answers)
+
+
+def answer_questions(site: Site, facts: SiteFacts, questions: Sequence[Question],
+                     given: dict[str, Any] | None
+                     ) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The questions answered from the site (and the model's answers where their
+    evidence is on a page read), and a warning for each model answer set aside."""
+    if not questions:
+        return {}, []
+    offline = answer_all(questions, site.passages, facts.flags, facts.evidence)
+    warnings: list[str] = []
+    if given is not None:
+        offline, warnings = checked_model_answers(questions, given, site.passages, offline)
+    return {key: answer.as_dict() for key, answer in offline.items()}, warnings
 
 
 def first_message(facts: SiteFacts, rules: Rules, verdict: Verdict,
@@ -118,7 +137,8 @@ def first_message(facts: SiteFacts, rules: Rules, verdict: Verdict,
 def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit], *,
                         provider: str, model: str, rag: bool,
                         outreach: OutreachMessage | None = None,
-                        grounding: Grounding | None = None) -> Evaluation:
+                        grounding: Grounding | None = None,
+                        answers: dict[str, dict[str, Any]] | None = None) -> Evaluation:
     """The evaluation: the evaluator's judgement and usage, and the site's facts (name and
     type when the verdict leaves them, maturity, exclusions, signals, warnings)."""
     identity = facts.identity
@@ -160,6 +180,7 @@ def assemble_evaluation(facts: SiteFacts, verdict: Verdict, hits: Sequence[Hit],
         confidence=judge_confidence(facts, grounding).as_dict(),
         grounding=(grounding or Grounding()).as_dict(),
         outreach_message=outreach.as_dict() if outreach is not None else None,
+        answers=answers or {},
     )
 
 

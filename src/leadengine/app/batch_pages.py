@@ -17,6 +17,7 @@ from leadengine.app.batch_routes import (
     caller,
     failures,
     providers,
+    question_lines,
     retry,
     start,
 )
@@ -47,6 +48,7 @@ async def batches_post(request: Request, csrf: Annotated[str, Form()] = "",
                        urls: Annotated[str, Form()] = "",
                        provider: Annotated[str, Form()] = "",
                        model: Annotated[str, Form()] = "",
+                       questions: Annotated[str, Form()] = "",
                        file: Annotated[UploadFile | None, File()] = None) -> Response:
     refused = form_refusal(request, csrf)
     if refused is not None:
@@ -65,7 +67,8 @@ async def batches_post(request: Request, csrf: Annotated[str, Form()] = "",
         else:
             raise ConfigError("choose a CSV file or paste some URLs")
         rows = await asyncio.to_thread(read_upload, data, name)
-        job = start(request, name, rows, provider or None, model or None)
+        job = start(request, name, rows, provider or None, model or None,
+                    questions=question_lines(questions))
     except ConfigError as exc:
         return _batches_form(request, safe_message(str(exc)), 400, urls)
     return RedirectResponse(f"/batches/{job.id}", 303)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -110,11 +110,18 @@ def check_limit(request: Request, kind: str) -> None:
 
 
 def start(request: Request, name: str, rows: list[Row], provider: str | None = None,
-          model: str | None = None, retry_failed: bool = False) -> Job:
-    """Queue a batch (ConfigError: a provider not offered, a missing key)."""
+          model: str | None = None, retry_failed: bool = False,
+          questions: Sequence[str] = ()) -> Job:
+    """Queue a batch (ConfigError: a provider not offered, a missing key, a question
+    that cannot be asked)."""
     settings = job_settings(request, provider, model)
     return workspace(request).jobs.submit(name, rows, settings, retry_failed,
-                                          user(request))
+                                          user(request), questions)
+
+
+def question_lines(text: str) -> list[str]:
+    """The questions of a form's text area: one a line, blank lines skipped."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def job_or_404(request: Request, job_id: int) -> Job:
@@ -172,6 +179,9 @@ class BatchRequest(BaseModel):
     provider: str | None = Field(default=None, max_length=40)
     model: str | None = Field(default=None, max_length=200)
     retry_failed: bool = False
+    #: Questions to answer for every lead of this batch ("Do they deliver?").
+    questions: list[Annotated[str, Field(min_length=1, max_length=2000)]] = Field(
+        default_factory=list, max_length=20)
 
 
 class BatchCreated(BaseModel):
@@ -225,7 +235,8 @@ async def api_create_batch(request: Request) -> BatchCreated:
             rows = await asyncio.to_thread(read_upload, data, upload.filename or "upload")
             job = start(request, upload.filename or "upload", rows,
                         _field(form.get("provider")), _field(form.get("model")),
-                        _field(form.get("retry_failed")) in ("1", "true", "on"))
+                        _field(form.get("retry_failed")) in ("1", "true", "on"),
+                        question_lines(_field(form.get("questions")) or ""))
         elif kind == "application/json":
             try:
                 body = BatchRequest.model_validate_json(await request.body())
@@ -233,7 +244,7 @@ async def api_create_batch(request: Request) -> BatchCreated:
                 raise HTTPException(400, _first_error(exc)) from None
             job = start(request, body.name or f"{len(body.urls)} URLs (API)",
                         rows_of_urls(body.urls), body.provider, body.model,
-                        body.retry_failed)
+                        body.retry_failed, body.questions)
         else:
             raise HTTPException(415, "send JSON {\"urls\": [...]} or a multipart upload")
     except ConfigError as exc:

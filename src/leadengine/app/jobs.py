@@ -19,7 +19,7 @@ import queue
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from leadengine.batch import Row, Summary, read_rows
 from leadengine.config import Settings, safe_message
-from leadengine.errors import ConfigError, LeadEngineError
+from leadengine.errors import ConfigError, KnowledgeError, LeadEngineError
 
 #: Rows one batch may have (a larger list is refused when it is submitted).
 MAX_ROWS = 10_000
@@ -143,6 +143,8 @@ class Job:
     #: Bumped at every change: the event stream sends what changed since it looked.
     version: int = 0
     cancel: Callable[[], None] | None = field(default=None, repr=False)
+    #: Questions asked for this batch only (on top of the knowledge base's).
+    questions: tuple[str, ...] = ()
 
     @property
     def final(self) -> bool:
@@ -153,6 +155,7 @@ class Job:
         return {"id": self.id, "name": self.name, "state": self.state,
                 "run_id": self.run_id, "error": self.error, "user": self.user,
                 "rows": len(self.rows), "retry_failed": self.retry_failed,
+                "questions": list(self.questions),
                 "provider": provider.name, "model": self.settings.model
                 or provider.default_model,
                 "created_at": self.created_at, "started_at": self.started_at,
@@ -191,16 +194,23 @@ class Jobs:
         self._thread: threading.Thread | None = None
 
     def submit(self, name: str, rows: list[Row], settings: Settings,
-               retry_failed: bool = False, user: str = "team") -> Job:
-        """Queue a batch; its evaluator is made first, so a missing API key is refused
-        now (ConfigError), not when the batch starts."""
+               retry_failed: bool = False, user: str = "team",
+               questions: Sequence[str] = ()) -> Job:
+        """Queue a batch; its evaluator is made first, so a missing API key (or a bad
+        question) is refused now (ConfigError), not when the batch starts."""
         settings.resolve_provider()
         from leadengine.judgement import make_evaluator
+        from leadengine.knowledge import with_questions
         from leadengine.pipeline import load_knowledge
 
-        make_evaluator(settings, load_knowledge(settings))
+        try:
+            kb = with_questions(load_knowledge(settings), questions)
+        except KnowledgeError as exc:
+            raise ConfigError(str(exc)) from None
+        make_evaluator(settings, kb)
         with self._lock:
-            job = Job(next(self._ids), name[:200], rows, settings, retry_failed, user[:100])
+            job = Job(next(self._ids), name[:200], rows, settings, retry_failed, user[:100],
+                      questions=tuple(questions))
             self._jobs[job.id] = job
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="leadengine-jobs",
@@ -263,6 +273,7 @@ class Jobs:
 
     async def _batch(self, job: Job) -> None:
         from leadengine.batch import BatchOptions, run_batch
+        from leadengine.knowledge import with_questions
         from leadengine.pipeline import load_knowledge
         from leadengine.store import Store
 
@@ -283,7 +294,8 @@ class Jobs:
 
         store = Store(self.store_url)
         try:
-            kb = load_knowledge(job.settings)  # read now: the team may have edited it
+            # Read now: the team may have edited it.
+            kb = with_questions(load_knowledge(job.settings), job.questions)
             summary = await run_batch(job.name, job.settings, kb, store,
                                       BatchOptions(retry_failed=job.retry_failed,
                                                    concurrency=CONCURRENCY, on_progress=progress,

@@ -42,7 +42,7 @@ MAX_PAGE = 1_000_000
 
 def board_query(sort: str = "-fit_score", band: str = "", status: str = "", run: str = "",
                 q: str = "", page: str = "1", category: str = "", city: str = "",
-                angle: str = "", owner: str = "") -> BoardQuery:
+                angle: str = "", owner: str = "", answer: str = "") -> BoardQuery:
     """A board query from request parameters (also a FastAPI dependency), forgiving: a
     value it cannot use is ignored (no 422 page for a hand-edited URL)."""
     return BoardQuery(
@@ -53,7 +53,7 @@ def board_query(sort: str = "-fit_score", band: str = "", status: str = "", run:
         # A page past the last is an empty page; one past any database's integers too.
         q=q[:200], page=min(number(page) or 1, MAX_PAGE),
         category=_facet(category), city=_facet(city), angle=_facet(angle),
-        owner=_facet(owner))
+        owner=_facet(owner), answer=_facet(answer) if ":" in answer else None)
 
 
 def _facet(value: str) -> str | None:

@@ -36,7 +36,9 @@ from leadengine.store import (
     FACETS,
     STATUSES,
     BoardQuery,
+    answers_of,
     board,
+    board_questions,
     facets,
     lead,
     seen,
@@ -50,7 +52,8 @@ def board_params(query: BoardQuery) -> dict[str, str]:
     """The request parameters of ``query`` without its page (those it has)."""
     params = {"sort": query.sort, "band": query.band or "", "status": query.status or "",
               "run": "" if query.run_id is None else str(query.run_id),
-              **{name: getattr(query, name) or "" for name in FACETS}, "q": query.q}
+              **{name: getattr(query, name) or "" for name in FACETS}, "q": query.q,
+              "answer": query.answer or ""}
     return {k: v for k, v in params.items() if v}
 
 
@@ -85,7 +88,11 @@ def board_page(request: Request, query: Annotated[BoardQuery, Depends(board_quer
             options[name].insert(0, chosen)
         picked[name] = same[0] if same else chosen
     runs = [run_["id"] for run_ in workspace(request).store.runs()]
+    # A column per question the leads were asked (the most answered), filterable.
+    questions = board_questions(engine)
+    answers = answers_of(engine, [row["id"] for row in rows], questions)
     return render(request, "board.html", rows=rows, total=total, query=query,
+                  questions=questions, answers=answers,
                   pages=max(1, math.ceil(total / query.per_page)), link=link,
                   sort_link=sort_link, export_link=export_link, statuses=STATUSES,
                   bands=list(BANDS), runs=runs, facets=options, picked=picked,
@@ -135,7 +142,8 @@ async def export_post(request: Request) -> Response:
     if refused is not None:
         return refused
     fields = {name: str(form.get(name) or "") for name in
-              ("sort", "band", "status", "run", "q", "category", "city", "angle", "owner")}
+              ("sort", "band", "status", "run", "q", "category", "city", "angle", "owner",
+               "answer")}
     query = board_query(**{k: v for k, v in fields.items() if v})
     fmt = "xlsx" if form.get("format") == "xlsx" else "csv"
     ids = [i for v in form.getlist("ids") if isinstance(v, str) and (i := row_id(v))]

@@ -30,6 +30,7 @@ from leadengine.app import (
     api,
     batch_pages,
     batch_routes,
+    discover_page,
     knowledge_form_routes,
     knowledge_routes,
     pages,
@@ -127,8 +128,8 @@ def create_app(settings: Settings | None, db: str | Path | Store, token: str | N
     app.state.workspace = space
     app.add_exception_handler(RequestValidationError, _invalid_request)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    for module in (pages, api, batch_routes, batch_pages, knowledge_form_routes,
-                   knowledge_routes, settings_page):
+    for module in (pages, api, batch_routes, batch_pages, discover_page,
+                   knowledge_form_routes, knowledge_routes, settings_page):
         app.include_router(module.router, responses=ERRORS)
     describe_webhooks(app)
     app.middleware("http")(_guard)

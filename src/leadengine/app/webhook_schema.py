@@ -10,6 +10,15 @@ from fastapi import FastAPI
 from pydantic import BaseModel, Field
 
 
+class WebhookAnswer(BaseModel):
+    """A question's answer: the value, the sentence quoted from the site, its page."""
+
+    value: str | int = Field(description="yes, no or unknown; a number; an option; a text")
+    evidence: str
+    source: str
+    confidence: float = Field(ge=0, le=1)
+
+
 class WebhookLead(BaseModel):
     """The lead an event is about (its latest evaluation)."""
 
@@ -28,6 +37,8 @@ class WebhookLead(BaseModel):
     emails: list[str]
     owner: str = Field(description="the input file's owner column")
     run_id: int
+    answers: dict[str, WebhookAnswer] = Field(
+        default_factory=dict, description="the questions' answers, by question id")
 
 
 class LeadEvaluated(BaseModel):

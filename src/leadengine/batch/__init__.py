@@ -13,11 +13,14 @@ stop.
   :mod:`~leadengine.batch.handout` and :mod:`~leadengine.batch.preload`: the run on
   every core, in processes of its own;
 * :mod:`~leadengine.batch.turns`: the CPU-heavy steps taking turns of the event loop;
-* :mod:`~leadengine.batch.ray`: the same run on a Ray cluster.
+* :mod:`~leadengine.batch.ray`: the same run on a Ray cluster;
+* :mod:`~leadengine.batch.discover`: the businesses a directory lists, rows for a batch.
 
 The names below are what callers outside the package use.
 """
 
+from leadengine.batch.discover import COLUMNS as DISCOVER_COLUMNS
+from leadengine.batch.discover import Discovery, discover
 from leadengine.batch.input import STDIN, Row, input_is_seekable, read_rows, sniff_delimiter
 from leadengine.batch.local import run_batch
 from leadengine.batch.options import BatchOptions
@@ -27,7 +30,8 @@ from leadengine.batch.run import CLAIM_CHUNK, BatchRun, progress_log
 from leadengine.batch.summary import Summary, failure_reason
 
 __all__ = [
-    "CLAIM_CHUNK", "STDIN", "BatchOptions", "BatchRun", "RayOptions", "Row", "Summary",
-    "check_database_url", "failure_reason", "input_is_seekable", "progress_log",
-    "read_rows", "run_batch", "run_batch_on_ray", "sniff_delimiter", "warm",
+    "CLAIM_CHUNK", "DISCOVER_COLUMNS", "STDIN", "BatchOptions", "BatchRun", "Discovery",
+    "RayOptions", "Row", "Summary", "check_database_url", "discover", "failure_reason",
+    "input_is_seekable", "progress_log", "read_rows", "run_batch", "run_batch_on_ray",
+    "sniff_delimiter", "warm",
 ]

@@ -28,12 +28,7 @@ from leadengine.batch.summary import Summary, failure_reason
 from leadengine.batch.turns import JUDGE, TurnReader, Turns
 from leadengine.config import Settings
 from leadengine.config.redact import safe_message
-from leadengine.errors import (
-    BATCH_STOPS,
-    FetchError,
-    LeadEngineError,
-    StoreError,
-)
+from leadengine.errors import BATCH_STOPS, FetchError, LeadEngineError, StoreError
 from leadengine.judgement.evaluation import Evaluation
 from leadengine.judgement.evaluators import Evaluator, make_evaluator
 from leadengine.pipeline import evaluate_site
@@ -43,6 +38,7 @@ from leadengine.store.results import FLUSH_EVERY, FLUSH_SIZE
 from leadengine.website.fetch import make_client
 from leadengine.website.guard import PRIVATE_REFUSED
 from leadengine.website.load import load_site
+from leadengine.website.render import Renderer
 from leadengine.website.robots import RobotsPolicy
 from leadengine.website.urls import normalise_url
 
@@ -119,11 +115,12 @@ class BatchRun:
         #: Told ("start" | "end", url) around each URL this process evaluates (a shard
         #: tells its parent which URL it was on if it dies).
         self.on_url: Callable[[str, str], None] | None = None
-        #: The provider's daily quota is used up, or the model is gone with none to take
-        #: over (:data:`~leadengine.errors.BATCH_STOPS`): no row is started from now on,
-        #: the rows being evaluated finish (their requests are paid for), and
-        #: :meth:`process` raises this once they have been stored. The rows not reached
-        #: stay to do.
+        #: Where homepages built by JavaScript are rendered (set by :meth:`process`).
+        self.renderer: Renderer | None = None
+        #: The day's quota is used up, or the model is gone with none to take over
+        #: (:data:`~leadengine.errors.BATCH_STOPS`): no row is started from now on, those
+        #: being evaluated finish (paid for), and :meth:`process` raises this once they
+        #: are stored. The rows not reached stay to do.
         self.quota: LeadEngineError | None = None
 
     def start(self) -> None:
@@ -164,10 +161,11 @@ class BatchRun:
         """Work through ``rows`` in this process: the workers fetch, read, evaluate and
         store (``concurrency`` sites in each stage at once); results are written in
         groups (:meth:`flush`), the last of them before this returns or raises."""
-        # One robots.txt per origin for the whole batch, not one per row (read with the
-        # client of the first site of the origin).
+        # One robots.txt per origin for the whole batch (read with the client of the
+        # first site of the origin); one Chromium for the pages built by JavaScript.
         robots = RobotsPolicy(None, self.settings)
         finished = asyncio.Event()
+        self.renderer = Renderer(self.settings) if self.settings.render != "never" else None
 
         async def workers() -> None:
             try:
@@ -181,6 +179,8 @@ class BatchRun:
             with contextlib.suppress(StoreError):
                 self.flush()  # what finished before the stop is kept
             raise
+        finally:
+            await Renderer.close_quietly(self.renderer)
         if self.quota is not None:
             raise self.quota
 
@@ -330,7 +330,7 @@ class BatchRun:
             # The host's gate, then a place among the sites fetched at once.
             async with self.hosts.held(url), self.fetching, make_client(self.settings) as client:
                 site = await load_site(url, self.settings, client, self.snapshots, robots,
-                                       reader=self.reader)
+                                       reader=self.reader, renderer=self.renderer)
             await self.turns.take(JUDGE)  # the facts, retrieval and prompt: CPU work
             evaluation = await evaluate_site(site, self.kb, self.settings, self.evaluator)
         except BATCH_STOPS as exc:

@@ -31,6 +31,7 @@ from leadengine.cli.common import (
     llm_options,
     method_option,
     outreach_option,
+    question_option,
 )
 from leadengine.config import safe_message
 from leadengine.errors import ConfigError
@@ -76,6 +77,7 @@ INTERRUPTED = "error: interrupted; run the same command again to resume"
 @click.option("--encoding", default=None,
               help="The input's encoding when it is not UTF-8 or UTF-16 with a BOM, e.g. "
                    "cp874 for a sheet saved as CSV on Thai Windows.")
+@question_option
 @outreach_option
 @fetch_options
 @guarded
@@ -84,10 +86,10 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
           knowledge_dir: Path | None, method: str | None,
           concurrency: int, per_host: int, host_delay: float | None, workers: int | None,
           engine: str, address: str | None, retry_failed: bool, max_age: float | None,
-          encoding: str | None,
+          encoding: str | None, questions: tuple[str, ...],
           outreach_language: str | None, outreach_writer: str | None,
           allow_private: bool | None,
-          ignore_robots: bool | None, max_pages: int | None) -> None:
+          ignore_robots: bool | None, max_pages: int | None, render: str | None) -> None:
     """Evaluate every URL of INPUT: a CSV (comma, semicolon or tab separated) with a url
     or website column, or a text file of URLs; `-` reads standard input. Rows may also
     be saved HTML files or folders. Results are stored as they complete, so running the
@@ -100,7 +102,8 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
                          use_cache=False if no_cache else None,
                          fallback=False if no_fallback else None,
                          allow_private=allow_private,
-                         respect_robots=False if ignore_robots else None, max_pages=max_pages,
+                         respect_robots=False if ignore_robots else None,
+                         max_pages=max_pages, render=render,
                          host_delay=host_delay, workers=workers)
 
     # The options' own conflicts first: a refused command opens (and leaves) no database.
@@ -112,7 +115,7 @@ def batch(input_path: Path, db: str | None, provider: str | None, model: str | N
     if engine == "ray":
         check_database_url(database_url(db or settings.db))
     store = _store(db or settings.db)
-    kb = _knowledge(settings)
+    kb = _knowledge(settings, questions)
     # What to hear before the work starts (the offline evaluator, a model that retires
     # soon or was replaced at once); a missing key fails here. The batch makes its own.
     _evaluator(settings, kb)

@@ -27,9 +27,11 @@ from leadengine.cli.common import (
     llm_options,
     method_option,
     outreach_option,
+    question_option,
     start_up,
     warn_error,
 )
+from leadengine.cli.discover import discover
 from leadengine.cli.examples import add_examples
 from leadengine.cli.knowledge import kb
 from leadengine.cli.models import models
@@ -75,15 +77,17 @@ format_option = click.option(
 @click.option("--no-rag", is_flag=True, help="Evaluate without advisory context.")
 @click.option("--limit", "rag_limit", type=click.IntRange(min=0), default=None,
               help="Maximum knowledge passages in the context (default 3).")
+@question_option
 @outreach_option
 @fetch_options
 @guarded
 def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
              model: str | None, temperature: float | None, base_url: str | None,
              no_cache: bool, no_fallback: bool, knowledge_dir: Path | None, method: str | None,
-             no_rag: bool, rag_limit: int | None, outreach_language: str | None,
+             no_rag: bool, rag_limit: int | None, questions: tuple[str, ...],
+             outreach_language: str | None,
              outreach_writer: str | None, allow_private: bool | None, ignore_robots: bool | None,
-             max_pages: int | None) -> None:
+             max_pages: int | None, render: str | None) -> None:
     """Evaluate websites (URLs, saved HTML files or folders) and print the evaluation."""
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
@@ -93,9 +97,9 @@ def evaluate(targets: tuple[str, ...], fmt: str | None, provider: str | None,
                          fallback=False if no_fallback else None,
                          allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,
-                         max_pages=max_pages)
+                         max_pages=max_pages, render=render)
     fmt = output_format(fmt)
-    kb = _knowledge(settings)
+    kb = _knowledge(settings, questions)
     evaluator = _evaluator(settings, kb)
     results, failed = _run(_evaluate_all(targets, settings, kb, evaluator))
     click.echo(_present(results, fmt, kb.rules.rubric.bands))
@@ -160,14 +164,15 @@ def compare(target: str, provider: str | None, model: str | None,
             temperature: float | None, base_url: str | None, no_cache: bool, no_fallback: bool,
             knowledge_dir: Path | None, method: str | None, as_json: bool,
             allow_private: bool | None, ignore_robots: bool | None,
-            max_pages: int | None) -> None:
+            max_pages: int | None, render: str | None) -> None:
     """Evaluate one site with and without advisory context (RAG), side by side."""
     settings = _settings(provider=provider, model=model, temperature=temperature,
                          base_url=base_url, knowledge_dir=knowledge_dir,
                          retrieval_method=method, use_cache=False if no_cache else None,
                          fallback=False if no_fallback else None,
                          allow_private=allow_private,
-                         respect_robots=False if ignore_robots else None, max_pages=max_pages)
+                         respect_robots=False if ignore_robots else None,
+                         max_pages=max_pages, render=render)
     from leadengine.pipeline import evaluate_site
     from leadengine.website import load_site
 
@@ -235,11 +240,11 @@ def compare_table(with_rag: Any, without: Any) -> str:
 @fetch_options
 @guarded
 def profile(target: str, as_json: bool, allow_private: bool | None,
-            ignore_robots: bool | None, max_pages: int | None) -> None:
+            ignore_robots: bool | None, max_pages: int | None, render: str | None) -> None:
     """Crawl a website and show what it reveals: contacts, signals with evidence, pages."""
     from leadengine.website import build_profile, load_site, profile_summary
 
-    settings = _settings(allow_private=allow_private, max_pages=max_pages,
+    settings = _settings(allow_private=allow_private, max_pages=max_pages, render=render,
                          respect_robots=False if ignore_robots else None)
     data = build_profile(_run(load_site(target, settings)))
     click.echo(json.dumps(data, ensure_ascii=False, indent=2) if as_json
@@ -259,7 +264,7 @@ def eval_judge(labels: Path, provider: str | None, model: str | None,
                temperature: float | None, base_url: str | None, no_cache: bool, no_fallback: bool,
                knowledge_dir: Path | None, method: str | None, as_json: bool,
                allow_private: bool | None, ignore_robots: bool | None,
-               max_pages: int | None) -> None:
+               max_pages: int | None, render: str | None) -> None:
     """Measure an evaluator against labelled sites (LABELS: JSON Lines, one site per line
     with its expected band, angle, never_pitch, category and in_target_geography; see
     examples/judge-labels.jsonl): the accuracy of each, and every miss."""
@@ -274,7 +279,7 @@ def eval_judge(labels: Path, provider: str | None, model: str | None,
                          fallback=False if no_fallback else None,
                          allow_private=allow_private,
                          respect_robots=False if ignore_robots else None,
-                         max_pages=max_pages)
+                         max_pages=max_pages, render=render)
     found = read_labels(labels)
     kb = _knowledge(settings)
     evaluator = _evaluator(settings, kb)  # a missing key fails here, before any fetch
@@ -291,7 +296,7 @@ def eval_judge(labels: Path, provider: str | None, model: str | None,
         click.echo(f"  {line}")
 
 
-for command in (kb, batch, export, runs_command, show, models, serve, users):
+for command in (kb, batch, discover, export, runs_command, show, models, serve, users):
     cli.add_command(command)
 add_examples(cli)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -110,10 +110,12 @@ def _settings(**options: Any) -> Settings:
 _announced: set[str] = set()
 
 
-def _knowledge(settings: Settings) -> KnowledgeBase:
+def _knowledge(settings: Settings, questions: Sequence[str] = ()) -> KnowledgeBase:
+    """The knowledge base of the settings, asking ``questions`` too."""
+    from leadengine.knowledge import with_questions
     from leadengine.retrieval import KnowledgeBase
 
-    return KnowledgeBase.from_settings(settings)
+    return with_questions(KnowledgeBase.from_settings(settings), questions)
 
 
 #: Said once per command when no LLM is configured and the offline evaluator is used.
@@ -137,6 +139,12 @@ def _evaluator(settings: Settings, kb: KnowledgeBase) -> Evaluator:
     return evaluator
 
 
+question_option = click.option(
+    "--question", "questions", multiple=True, metavar="TEXT",
+    help="A question to answer for every site, with the sentence that answers it (or "
+         "unknown), on top of the knowledge base's questions; repeat for more. "
+         "\"Do they deliver?\" is yes/no, \"How many branches?\" a number, others text; "
+         "\"id=...\" names its column.")
 knowledge_option = click.option(
     "--knowledge", "knowledge_dir", type=click.Path(path_type=Path),
     help="Knowledge directory (default: ./knowledge, else the bundled one).")
@@ -150,6 +158,10 @@ def fetch_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Fetch pages even where robots.txt disallows it."),
         click.option("--max-pages", type=click.IntRange(min=0), default=None,
                      help="Same-site pages read besides the homepage (default 4)."),
+        click.option("--render", type=click.Choice(["auto", "always", "never"]),
+                     default=None,
+                     help="Pages built by JavaScript: render an empty homepage in headless "
+                          "Chromium (auto, when installed), every homepage, or none."),
     ]):
         func = option(func)
     return func

@@ -18,6 +18,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
                 "leadengine profile saved-page.html --json"),
     "batch": ("leadengine batch leads.csv",
               "cat urls.txt | leadengine batch - --provider groq --retry-failed"),
+    "discover": ("leadengine discover https://guide.example/gyms-pattaya -o gyms.csv",
+                 "leadengine discover https://chamber.example/members --pages 20 "
+                 "--max-rows 500 -o members.csv && leadengine batch members.csv"),
     "export": ("leadengine export --format xlsx -o leads.xlsx",
                "leadengine export --run 3 --min-score 70 --include-failed -o hot.csv"),
     "runs": ("leadengine runs",

@@ -184,7 +184,8 @@ CHECKS: dict[str, Check] = {
     "user_agent": text, "db": text, "outreach_language": one_of(("en", "th", "my")),
     "outreach_writer": one_of(("template", "llm")),
     "rep_name": text, "rep_company": text, "rep_gender": one_of(("male", "female")),
-    "time_zone": time_zone, "webhooks": web_addresses, "webhook_min_fit": whole(0, 100),
+    "time_zone": time_zone, "render": one_of(("auto", "always", "never")),
+    "webhooks": web_addresses, "webhook_min_fit": whole(0, 100),
 }
 
 

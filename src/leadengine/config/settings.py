@@ -179,6 +179,10 @@ class Settings:
     allow_private: bool = False
     #: Obey robots.txt (``--ignore-robots`` turns it off).
     respect_robots: bool = True
+    #: Pages built by JavaScript: ``auto`` renders a homepage that is an empty shell in
+    #: headless Chromium when it is installed (``pip install 'leadengine[render]'`` and
+    #: ``apt install chromium``), ``always`` renders every homepage, ``never`` none.
+    render: str = "auto"
     #: Redirects followed before giving up.
     max_redirects: int = 5
     #: Website text longer than this (characters) is cut before prompting.

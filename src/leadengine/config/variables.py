@@ -55,6 +55,7 @@ ENV_VARS: dict[str, str] = {
     "LEADENGINE_USE_CACHE": "use_cache",
     "LEADENGINE_SEGMENTER": "segmenter",
     "LEADENGINE_TIME_ZONE": "time_zone",
+    "LEADENGINE_RENDER": "render",
     "LEADENGINE_WEBHOOKS": "webhooks",
     "LEADENGINE_WEBHOOK_MIN_FIT": "webhook_min_fit",
 }

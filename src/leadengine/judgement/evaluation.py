@@ -6,9 +6,13 @@ pipeline assembles the :class:`Evaluation` from the site's facts and that verdic
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from leadengine.knowledge.rules import Question
 
 #: The strategy framework's six conversation angles.
 AngleName = Literal[
@@ -45,9 +49,27 @@ class Judgement(BaseModel):
 
 
 class LLMAnswer(Judgement):
-    """What the LLM is asked for: the six fields and, optionally, the angle's name."""
+    """What the LLM is asked for: the six fields, optionally the angle's name, and the
+    answers to the questions when it was asked some (checked against the site later)."""
 
     angle: AngleName | None = None
+    answers: dict[str, Any] | None = None
+
+
+def answer_schema_with(questions: Sequence[Question]) -> dict[str, Any]:
+    """:data:`STRICT_ANSWER_SCHEMA` with the ``answers`` object of ``questions`` (every
+    question required, each ``value``, ``evidence`` and ``confidence``)."""
+    if not questions:
+        return STRICT_ANSWER_SCHEMA
+    one = {"type": "object",
+           "properties": {"value": {"type": "string"}, "evidence": {"type": "string"},
+                          "confidence": {"type": "number"}},
+           "required": ["value", "evidence", "confidence"], "additionalProperties": False}
+    answers = {"type": "object", "properties": {q.id: one for q in questions},
+               "required": [q.id for q in questions], "additionalProperties": False}
+    return {**STRICT_ANSWER_SCHEMA,
+            "properties": {**STRICT_ANSWER_SCHEMA["properties"], "answers": answers},
+            "required": [*STRICT_ANSWER_SCHEMA["required"], "answers"]}
 
 
 #: The strict JSON Schema sent to models with structured outputs (every property
@@ -97,6 +119,10 @@ class Verdict(BaseModel):
     #: The model that answered, when it is not the evaluator's configured one (a
     #: retired model replaced); None: the evaluator's.
     model: str | None = None
+    #: The model's answers to the questions, as it gave them (checked against the site
+    #: before they are kept: :func:`leadengine.judgement.questions.checked_model_answers`);
+    #: None: the evaluator answers none (the offline one).
+    answers: dict[str, Any] | None = None
 
 
 class Source(BaseModel):
@@ -169,6 +195,12 @@ class Evaluation(Judgement):
     #: ``evidence`` (what it quotes from the site) and ``template``; None when the
     #: knowledge base has no outreach templates.
     outreach_message: dict[str, Any] | None = None
+    #: The knowledge base's (and the run's) questions answered
+    #: (:mod:`leadengine.judgement.questions`): per question id, ``value`` (yes, no or
+    #: unknown; a number; one of its options; a text), ``evidence`` (the sentence quoted
+    #: from the site, empty when unknown), ``source`` (the page it is on) and
+    #: ``confidence`` (0 to 1).
+    answers: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def to_json(self) -> str:
         """Pretty JSON with the seed's six fields first."""

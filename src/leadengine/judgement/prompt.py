@@ -29,6 +29,7 @@ so the model can name the city and quote the phone.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -37,6 +38,7 @@ from leadengine.website.injection import escape_fence_tags, strip_injections
 
 if TYPE_CHECKING:  # only attributes are read; the prompt stays light to import
     from leadengine.facts.site_facts import Location, SiteFacts
+    from leadengine.knowledge.rules import Question
 
 TASK_HEADER = "Analyze this website content and provide the evaluation in JSON:"
 RAG_HEADER = "Additional Advisory Context (RAG):"
@@ -223,12 +225,43 @@ def _one_line(value: str) -> str:
     return " ".join(value.split())
 
 
-def system_prompt(rubric: str | None = None) -> str:
+#: What the system prompt adds when the knowledge base (or the run) asks questions.
+QUESTIONS_PROMPT = """\
+Also answer the team's questions about this business, from the website content only, \
+in one more field, "answers": an object with one entry per question id, each \
+{"value": ..., "evidence": ..., "confidence": ...}. "value" is "yes", "no" or \
+"unknown" for a yes/no question, a whole number as text for a number question, one of \
+the listed options for a choice, a short text otherwise, or "unknown". "evidence" is \
+the exact sentence of the website content that answers it, copied word for word in its \
+own language (Thai and Burmese sentences answer English questions too); "" when the \
+value is "unknown". "confidence" is a number from 0 to 1. Never guess: when no \
+sentence of the content answers a question, its value is "unknown".
+Questions:"""
+
+
+def questions_prompt(questions: Sequence[Question]) -> str:
+    """The questions part of the system prompt (empty without questions)."""
+    if not questions:
+        return ""
+    lines = []
+    for q in questions:
+        kind = {"yes_no": "yes/no", "number": "number", "text": "text"}.get(
+            q.type, "choice of " + " / ".join(json.dumps(o, ensure_ascii=False)
+                                              for o in q.options))
+        lines.append(f"- {q.id} ({kind}): {q.ask}")
+    return QUESTIONS_PROMPT + "\n" + "\n".join(lines)
+
+
+def system_prompt(rubric: str | None = None, questions: Sequence[Question] = ()) -> str:
     """The system prompt, with the knowledge base's fit-score rubric when it has one, so
-    the LLM scores by the same rubric as the offline evaluator."""
-    if not rubric:
-        return SYSTEM_PROMPT
-    return f"{SYSTEM_PROMPT}\n\nFit-score rubric (from the knowledge base):\n{rubric.strip()}"
+    the LLM scores by the same rubric as the offline evaluator, and its questions when
+    it asks some."""
+    prompt = SYSTEM_PROMPT
+    if rubric:
+        prompt = f"{prompt}\n\nFit-score rubric (from the knowledge base):\n{rubric.strip()}"
+    if questions:
+        prompt = f"{prompt}\n\n{questions_prompt(questions)}"
+    return prompt
 
 
 def build_user_content(content: str, rag_context: Sequence[str] | None = None) -> str:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from leadengine.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from leadengine.knowledge.asked import run_question, with_questions
     from leadengine.knowledge.base import (
         SEMANTIC_MAX_PASSAGES,
         Document,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     )
     from leadengine.knowledge.front_matter import replace_section, section_value
     from leadengine.knowledge.keywords import KeywordCounter
-    from leadengine.knowledge.rules import DEFAULT_GEOGRAPHY, Rubric, Rules
+    from leadengine.knowledge.rules import DEFAULT_GEOGRAPHY, Question, Rubric, Rules
     from leadengine.knowledge.signal_names import CATEGORY_LABELS, category_label
 
 #: Public name -> the module that defines it (imported on first use).
@@ -48,6 +49,9 @@ _EXPORTS = {
     "Rubric": "leadengine.knowledge.rules",
     "DEFAULT_GEOGRAPHY": "leadengine.knowledge.rules",
     "replace_section": "leadengine.knowledge.front_matter",
+    "run_question": "leadengine.knowledge.asked",
+    "with_questions": "leadengine.knowledge.asked",
+    "Question": "leadengine.knowledge.rules",
     "section_value": "leadengine.knowledge.front_matter",
     "KeywordCounter": "leadengine.knowledge.keywords",
     "CATEGORY_LABELS": "leadengine.knowledge.signal_names",
@@ -56,7 +60,8 @@ _EXPORTS = {
 
 __all__ = [
     "CATEGORY_LABELS", "DEFAULT_GEOGRAPHY", "SEMANTIC_MAX_PASSAGES", "Document",
-    "KeywordCounter", "Knowledge", "Rubric", "Rules", "Section", "category_label",
-    "default_knowledge_dir", "parse_document", "replace_section", "section_value",
+    "KeywordCounter", "Knowledge", "Question", "Rubric", "Rules", "Section",
+    "category_label", "default_knowledge_dir", "parse_document", "replace_section",
+    "run_question", "section_value", "with_questions",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -251,6 +251,7 @@ def _check_conditions(rules: Rules, documents: list[Document]) -> None:
     its file. Run once every file is merged: a condition may name an industry that
     another file defines."""
     industries = [industry.name for industry in rules.industries]
+    ids: set[str] = set()
     for doc in documents:
         if doc.rules_data:
             # Validated already (by _merge_rules); parsing one file's rules again costs
@@ -259,6 +260,8 @@ def _check_conditions(rules: Rules, documents: list[Document]) -> None:
             problem = next(own.condition_problems(industries), None)
             if problem is None:
                 problem = next(own.outreach_problems(rules.angles), None)
+            if problem is None:
+                problem = next(own.question_problems(ids), None)
             if problem is not None:
                 raise KnowledgeError(f"{doc.path}: {problem}")
 

@@ -27,7 +27,7 @@ import string
 from collections.abc import Iterator
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from leadengine.knowledge.signal_names import condition_problem
 
@@ -157,6 +157,51 @@ class OutreachTemplate(_Rule):
         return text
 
 
+#: What a question's answer is: yes/no, a short text, a whole number, one of its options.
+QUESTION_TYPES = ("yes_no", "text", "number", "choice")
+#: Longest question accepted (a question is a sentence, not a brief).
+MAX_QUESTION = 300
+
+
+class Question(_Rule):
+    """A question the team asks of every lead ("Do they deliver?"), answered from the
+    site with the sentence that says so, or ``unknown``."""
+
+    #: The answer's key in the evaluation (``answers.<id>``) and the export's column
+    #: (``answer_<id>``): lowercase letters, digits and ``_``.
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]{0,39}$")
+    #: The question, as a rep would ask it.
+    ask: str = Field(min_length=3, max_length=MAX_QUESTION)
+    type: Literal["yes_no", "text", "number", "choice"] = "yes_no"
+    #: The answers a ``choice`` question may have (two or more).
+    options: list[str] = Field(default_factory=list)
+    #: Words or phrases, in any language, that a sentence answering it would use
+    #: ("delivery", "Grab", "ส่งถึงบ้าน"): added to the words of ``ask``.
+    hints: list[str] = Field(default_factory=list)
+    #: A signal that answers a yes/no question by itself (``ecommerce`` for "Do they sell
+    #: online?"): yes when the site shows it, with its evidence.
+    signal: str | None = None
+
+    @field_validator("ask")
+    @classmethod
+    def _one_line(cls, text: str) -> str:
+        text = " ".join(text.split())
+        if len(text) < 3:
+            raise ValueError("a question needs at least 3 characters")
+        return text
+
+    @model_validator(mode="after")
+    def _options(self) -> Question:
+        if self.type == "choice" and len(self.options) < 2:
+            raise ValueError(f"question {self.id!r} is a choice: give it two or more options")
+        if self.type != "choice" and self.options:
+            raise ValueError(f"question {self.id!r} has options but is not a choice")
+        if self.signal is not None and self.type != "yes_no":
+            raise ValueError(f"question {self.id!r}: only a yes_no question is answered "
+                             "by a signal")
+        return self
+
+
 class MaturityLayer(_Rule):
     """One layer of the Digital Maturity Framework and what shows it."""
 
@@ -223,6 +268,7 @@ class Rules(_Rule):
     angles: list[Angle] = Field(default_factory=list)
     outreach: list[OutreachTemplate] = Field(default_factory=list)
     aliases: list[AliasGroup] = Field(default_factory=list)
+    questions: list[Question] = Field(default_factory=list)
     rubric: Rubric = Field(default_factory=Rubric)
 
     @property
@@ -254,6 +300,18 @@ class Rules(_Rule):
                 problem = condition_problem(condition, industries)
                 if problem is not None:
                     yield f"{where}: {problem}"
+
+    def question_problems(self, known: set[str]) -> Iterator[str]:
+        """Each question whose id another question has (``known``: the ids of the files
+        read before, grown as this one's are read), or that names an unknown signal."""
+        for question in self.questions:
+            if question.id in known:
+                yield f"questions[{_quoted(question.id)}]: the id is used twice"
+            known.add(question.id)
+            if question.signal is not None:
+                problem = condition_problem(question.signal, [])
+                if problem is not None:
+                    yield f"questions[{_quoted(question.id)}].signal: {problem}"
 
     def outreach_problems(self, angles: list[Angle]) -> Iterator[str]:
         """Each outreach template naming an angle the knowledge base does not define."""

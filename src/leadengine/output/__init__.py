@@ -15,6 +15,7 @@ from leadengine.output.export import (
 from leadengine.output.report import (
     FORMATS,
     KEY_SIGNALS,
+    answers,
     city,
     contacts,
     counted,
@@ -29,7 +30,7 @@ from leadengine.output.report import (
 )
 
 __all__ = [
-    "FORMATS", "KEY_SIGNALS", "WRITERS", "city", "contacts", "counted", "flatten",
+    "FORMATS", "KEY_SIGNALS", "WRITERS", "answers", "city", "contacts", "counted", "flatten",
     "found_signals", "lead_table", "markdown_report", "maturity", "missing_signals",
     "neutralise", "neutralise_xlsx", "provenance", "render_report", "sources", "text_report",
     "write_crm_csv", "write_csv", "write_xlsx",

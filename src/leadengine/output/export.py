@@ -124,6 +124,17 @@ class Table:
     evaluated: int
 
 
+def answers_of(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A stored evaluation's answers to the questions (none for an older one)."""
+    found = record.get("answers")
+    return {str(k): v for k, v in found.items() if isinstance(v, dict)} \
+        if isinstance(found, dict) else {}
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
 def export_items(records: Iterable[dict[str, Any]],
                  failures: Iterable[dict[str, Any]] | None = None,
                  interleave: bool = False) -> Iterator[dict[str, Any]]:
@@ -152,9 +163,12 @@ def lead_table(items: Iterable[dict[str, Any]], with_status: bool = False) -> Ta
     then the evaluation's columns."""
     items = list(items)
     inputs: dict[str, None] = {}
+    asked: dict[str, None] = {}
     for item in items:
         inputs.update(dict.fromkeys(item.get("input") or {}))
-    flat_columns = list(flatten({}))
+        asked.update(dict.fromkeys(answers_of(item)))
+    # The questions' answers, a column each (their evidence in the JSON exports).
+    flat_columns = [*flatten({}), *(f"answer_{key}" for key in asked)]
     status = list(STATUS_FIELDS) if with_status else []
     # An input column may share a name with an evaluation column: each keeps its value.
     own = [flat_columns[0], *status, *flat_columns[1:]]
@@ -165,6 +179,8 @@ def lead_table(items: Iterable[dict[str, Any]], with_status: bool = False) -> Ta
             values = {"url": item.get("url", ""), "error": item.get("error", "")}
         else:
             values = flatten(item)
+            values.update((f"answer_{key}", _text(answer.get("value")))
+                          for key, answer in answers_of(item).items())
             evaluated += 1
         values["status"] = item.get("status", "evaluated")
         given = item.get("input") or {}

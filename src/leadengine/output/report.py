@@ -107,6 +107,16 @@ def contacts(data: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def answers(data: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """(question id, value, evidence quoted, the page it is on) of each answer."""
+    found = data.get("answers")
+    if not isinstance(found, dict):
+        return []
+    return [(str(key), str(answer.get("value", "unknown")), str(answer.get("evidence") or ""),
+             str(answer.get("source") or ""))
+            for key, answer in found.items() if isinstance(answer, dict)]
+
+
 def sources(data: dict[str, Any]) -> list[str]:
     """The knowledge passages the evaluation was given, as ``file > heading``."""
     out = []
@@ -225,6 +235,11 @@ def text_report(data: dict[str, Any], bands: dict[str, int] | None = None) -> st
         lines += [f"  - no {label.lower()}" for label in missing]
     if contacts(data):
         lines += ["", "Contacts", *(f"  {kind:<10} {value}" for kind, value in contacts(data))]
+    if answers(data):
+        lines += ["", "Answers"]
+        lines += [f"  {key}: {value}" + (f'  ("{_short(quote, _WIDTH - len(key) - 12)}")'
+                                          if quote else "")
+                  for key, value, quote, _ in answers(data)]
     if maturity(data):
         lines += ["", "Digital maturity"]
         lines += [f"  {name:<16} {score_:>3}  {_bar(score_)}"
@@ -291,6 +306,10 @@ def markdown_report(data: dict[str, Any], bands: dict[str, int] | None = None) -
         lines += ["", "## Message", "", f"**Chat:** {_md(chat)}", "",
                   f"**E-mail:** {_md(subject)}", "", *(f"> {_md(line)}" if line else ">"
                                                       for line in body.splitlines())]
+    if answers(data):
+        lines += ["", "## Answers", "", "| Question | Answer | The site says |", "|---|---|---|"]
+        lines += [f"| {_md(key)} | **{_md(value)}** | {_md(_short(quote, 120)) or '-'} |"
+                  for key, value, quote, _ in answers(data)]
     found, missing = found_signals(data), missing_signals(data)
     if found or missing:
         lines += ["", "## What the site shows", ""]

@@ -18,6 +18,7 @@
 The names below are what callers outside the package use.
 """
 
+from leadengine.store.answers import answers_of, board_questions
 from leadengine.store.claims import CLAIM_LEASE, STALE_AFTER, Claim, ClaimState
 from leadengine.store.database import Order, Store
 from leadengine.store.engine import DEFAULT_DB, database_url, missing_database
@@ -81,8 +82,10 @@ __all__ = [
     "active_person",
     "activity",
     "add_person",
+    "answers_of",
     "anyone",
     "board",
+    "board_questions",
     "database_url",
     "delivered",
     "deliveries",

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from leadengine.output.report import city
+from leadengine.store.answers import forget_answers, index_answers, lead_answers_table
 from leadengine.store.engine import write_retrying
 from leadengine.store.schema import evaluations_table
 
@@ -170,6 +171,7 @@ def index_new_leads(conn: Connection, stored: Sequence[tuple[dict[str, Any], Any
         lead_board_table.c.evaluation_id.in_([row["id"] for row, _, _ in stored])))
     conn.execute(lead_board_table.insert(), [
         board_row(row, data, passthrough) for row, data, passthrough in stored])
+    index_answers(conn, [(row["id"], data) for row, data, _ in stored])
 
 
 def forget_leads(conn: Connection, evaluation_ids: sa.Select[Any]) -> None:
@@ -177,14 +179,18 @@ def forget_leads(conn: Connection, evaluation_ids: sa.Select[Any]) -> None:
     evaluation replaces them)."""
     conn.execute(lead_board_table.delete().where(
         lead_board_table.c.evaluation_id.in_(evaluation_ids.scalar_subquery())))
+    forget_answers(conn, evaluation_ids)
 
 
 def index_leads(conn: Connection) -> None:
     """Write the board rows the stored evaluations lack (all of them once, in migration
     8; afterwards only those an older leadengine stores) and drop those of evaluations
     gone."""
-    e, b = evaluations_table, lead_board_table
+    e, b, a = evaluations_table, lead_board_table, lead_answers_table
     conn.execute(b.delete().where(~sa.exists().where(e.c.id == b.c.evaluation_id)))
+    answers = sa.inspect(conn).has_table(a.name)  # migration 12 (8 runs before it)
+    if answers:
+        conn.execute(a.delete().where(~sa.exists().where(e.c.id == a.c.evaluation_id)))
     missing = _evaluations().where(~sa.exists().where(b.c.evaluation_id == e.c.id))
     last = 0
     while True:
@@ -192,6 +198,8 @@ def index_leads(conn: Connection) -> None:
         if not found:
             return
         conn.execute(b.insert(), [_board_row(row) for row in found])
+        if answers:
+            index_answers(conn, [(row.id, _loads(row.data)) for row in found])
         last = found[-1].id
 
 

@@ -298,11 +298,13 @@ class Store:
         with self.engine.connect() as conn:
             return {url: error for url, error in conn.execute(query)}
 
-    def urls_of_run(self, run_id: int) -> list[str]:
-        """The URLs of the evaluations the run stored."""
+    def urls_of_run(self, run_id: int | None = None) -> list[str]:
+        """The URLs of the evaluations the run stored (None: of every run, once each)."""
+        query = sa.select(evaluations_table.c.url).distinct()
+        if run_id is not None:
+            query = query.where(evaluations_table.c.run_id == run_id)
         with self.engine.connect() as conn:
-            return list(conn.scalars(sa.select(evaluations_table.c.url)
-                                     .where(evaluations_table.c.run_id == run_id)))
+            return list(conn.scalars(query))
 
     def record_evaluation(self, key: RunKey, row_index: int, url: str,
                           evaluation: dict[str, Any], passthrough: dict[str, str]) -> None:

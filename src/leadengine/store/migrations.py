@@ -10,6 +10,7 @@ from collections.abc import Callable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from leadengine.store.answers import create_answers
 from leadengine.store.board import create_board, create_tables
 from leadengine.store.outbox import create_outbox
 from leadengine.store.people import create_people
@@ -102,13 +103,18 @@ def _m011_webhook_outbox(conn: Connection) -> None:
     create_outbox(conn)
 
 
+def _m012_lead_answers(conn: Connection) -> None:
+    # The questions' answers, a row per evaluation and question, for the board.
+    create_answers(conn)
+
+
 #: Applied in order, once each; never edit one that has shipped, append a new one.
 MIGRATIONS: list[Callable[[Connection], None]] = [_m001_initial, _m002_indexes,
                                                   _m003_page_snapshots, _m004_run_counters,
                                                   _m005_claims, _m006_run_liveness,
                                                   _m007_lead_workspace, _m008_lead_board,
                                                   _m009_run_notes, _m010_people,
-                                                  _m011_webhook_outbox]
+                                                  _m011_webhook_outbox, _m012_lead_answers]
 
 
 def applied(conn: Connection) -> bool:

@@ -103,7 +103,8 @@ def _lead(row: Any) -> dict[str, Any]:
             "outreach_angle": str(data.get("outreach_angle") or ""),
             "phones": list(dict.fromkeys(signals.get("phones") or [])),
             "emails": list(dict.fromkeys(signals.get("emails") or [])),
-            "owner": fields["owner"], "run_id": row.run_id}
+            "owner": fields["owner"], "run_id": row.run_id,
+            "answers": data.get("answers") if isinstance(data.get("answers"), dict) else {}}
 
 
 def _cursor(conn: Connection, log: str, end: int) -> int:

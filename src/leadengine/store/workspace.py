@@ -33,6 +33,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from leadengine.config.times import DEFAULT_ZONE, when
 from leadengine.judgement.bands import DEFAULT_BANDS
+from leadengine.store.answers import lead_answers_table
 from leadengine.store.board import (
     BOARD_FIELDS,
     board_fields,
@@ -89,6 +90,9 @@ class BoardQuery:
     city: str | None = None
     angle: str | None = None
     owner: str | None = None
+    #: ``question:value``: leads whose answer to the question is the value (ignoring
+    #: case), e.g. ``delivery:yes``.
+    answer: str | None = None
 
 
 def _joined(query: BoardQuery | None = None) -> sa.FromClause:
@@ -140,7 +144,18 @@ def _filters(query: BoardQuery, ids: Collection[int] | None = None) -> list[Any]
         where.append(b.c.search.contains(needle, autoescape=True))
     if ids is not None:
         where.append(b.c.evaluation_id.in_(list(ids)))
+    if query.answer and ":" in query.answer:
+        question, _, value = query.answer.partition(":")
+        where.append(answered(question.strip(), value.strip()))
     return where
+
+
+def answered(question: str, value: str) -> Any:
+    """The board's WHERE clause for leads whose answer to ``question`` is ``value``
+    (ignoring case)."""
+    a = lead_answers_table
+    return sa.exists().where(a.c.evaluation_id == lead_board_table.c.evaluation_id,
+                             a.c.question == question, a.c.value_key == value.casefold())
 
 
 def _order(sort: str) -> list[Any]:

@@ -34,6 +34,9 @@ SUBPAGE_WORDS = (
     "courses", "projects", "portfolio", "products", "locations", "branches",
     "บริการ", "ราคา", "เมนู", "ဝန်ဆောင်မှု", "စျေးနှုန်း", "料金", "メニュー", "診療", "진료",
     "가격", "dịch vụ", "bảng giá", "layanan", "harga", "সেবা", "सेवा", "خدمات",
+    # What a rep asks a lead about (deliveries, payment, hours) is often on its own page.
+    "faq", "delivery", "shipping", "payment", "hours", "opening", "การจัดส่ง", "ค่าส่ง",
+    "คำถามที่พบบ่อย", "ပို့ဆောင်", "မေးလေ့ရှိ",
 )
 _ABOUT = SUBPAGE_WORDS.index("about")
 _SKIP_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".zip", ".doc",

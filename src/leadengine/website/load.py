@@ -14,6 +14,7 @@ from leadengine.config import Settings
 from leadengine.errors import FetchError, LeadEngineError
 from leadengine.website.fetch import Page, fetch_page, make_client, normalise_target
 from leadengine.website.readers import InlineReader, Reader
+from leadengine.website.render import Renderer, note_unrendered
 from leadengine.website.robots import RobotsPolicy
 from leadengine.website.site import PageRead, Site
 
@@ -44,17 +45,27 @@ async def load_site(target: str, settings: Settings | None = None,
                     client: httpx.AsyncClient | None = None,
                     cache: PageCache | None = None,
                     robots: RobotsPolicy | None = None, *,
-                    cpu_seconds: float | None = None, reader: Reader | None = None) -> Site:
+                    cpu_seconds: float | None = None, reader: Reader | None = None,
+                    renderer: Renderer | None = None) -> Site:
     """Fetch ``target`` (URL or file) and up to ``settings.max_pages`` useful subpages.
     ``robots``: a policy shared with other sites (a batch's), else one of its own.
     Each page read may take ``cpu_seconds`` of CPU (default :data:`PAGE_CPU_SECONDS`):
     a homepage over it fails the site, a subpage over it is left out (``failed_pages``).
-    ``reader``: where pages are read (a batch's worker processes), else right here."""
+    ``reader``: where pages are read (a batch's worker processes), else right here.
+    ``renderer``: where a homepage built by JavaScript is rendered (a batch's, shared),
+    else one of its own, started only if the homepage needs it."""
     settings = settings or Settings()
     if client is None and not normalise_target(target).startswith("file:"):
         async with make_client(settings) as own_client:
             return await load_site(target, settings, own_client, cache, robots,
-                                   cpu_seconds=cpu_seconds, reader=reader)
+                                   cpu_seconds=cpu_seconds, reader=reader, renderer=renderer)
+    if renderer is None and settings.render != "never":
+        own = Renderer(settings)
+        try:
+            return await load_site(target, settings, client, cache, robots,
+                                   cpu_seconds=cpu_seconds, reader=reader, renderer=own)
+        finally:
+            await own.close()
     reader = reader or InlineReader()
     if not settings.respect_robots or client is None:
         robots = None
@@ -67,6 +78,12 @@ async def load_site(target: str, settings: Settings | None = None,
     page = await fetch(target)
     # The homepage's budget covers parsing it and picking its links too.
     links, home = await reader.home(page, settings.max_pages, cpu_seconds)
+    if renderer is not None and renderer.wants(page, home.nodes):
+        # Built by its scripts: read as they leave it (the shell was read for nothing).
+        page = await renderer.render(page)
+        links, home = await reader.home(page, settings.max_pages, cpu_seconds)
+    elif renderer is not None and not renderer.available and settings.render == "auto":
+        note_unrendered(page, home.nodes)
     parts, failed = await _read_subpages(links, fetch, reader, cpu_seconds,
                                          settings.max_total_bytes, len(page.html))
     return await reader.site([home, *parts], settings, failed)

@@ -98,6 +98,10 @@ class Site:
     #: What kind of site it is: one business, a directory, a profile on a platform...
     #: (:mod:`leadengine.website.site_kind`).
     kind: SiteKind = field(default_factory=lambda: SiteKind("business", "not read"))
+    #: Per page read: (its address, its visible text, one text node a line, at most
+    #: :data:`MAX_PASSAGE` characters): what questions are answered from (footers and
+    #: opening hours included, which the main text leaves out).
+    passages: tuple[tuple[str, str], ...] = ()
 
     def business_name(self) -> tuple[str, str, list[str]]:
         """(name, where it was read, warnings for candidates passed over because they
@@ -219,7 +223,8 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
                 failed_pages=tuple(failed), language=language,
                 languages=tuple(page_languages(page_langs)),
                 page_info=info, injections=tuple(dict.fromkeys(injections)),
-                name_hints=home.name_hints, location=location)
+                name_hints=home.name_hints, location=location,
+                passages=tuple((p.page.final_url, _passage(p)) for p in parts))
     name = site.business_name()[0]
     kinds = tuple(dict.fromkeys(str(s.get("segment") or s["kinds"][0])
                                 for s in signals.services))
@@ -235,6 +240,18 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
                      bool(signals.flags.get("ecommerce")),
                      business=bool(signals.business.get("name")))
     return replace(site, category=category, kind=kind)
+
+
+#: Most characters of a page's visible text kept for answering questions.
+MAX_PASSAGE = 30_000
+
+
+def _passage(part: PageRead) -> str:
+    """A page's visible text, a text node a line (blank ones dropped), without the
+    sentences addressed to an AI."""
+    lines = [" ".join(node.split()) for node in part.nodes]
+    text = "\n".join(line for line in lines if line)[:MAX_PASSAGE]
+    return strip_injections(text)[0] if find_injections(text) else text
 
 
 def _page_text(part: PageRead) -> str:

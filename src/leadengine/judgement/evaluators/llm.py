@@ -106,7 +106,9 @@ class LLMEvaluator:
         #: The day lifecycle dates are read against.
         self.today = today or datetime.date.today()
         self.base_url = settings.base_url or provider.base_url
-        self.system_prompt = system_prompt(rubric)
+        #: The knowledge base's (and the run's) questions, answered in the same request.
+        self.questions = tuple(rules.questions) if rules is not None else ()
+        self.system_prompt = system_prompt(rubric, self.questions)
         self.cache = ResponseCache(settings.cache_dir or cache_dir()) if settings.use_cache \
             else None
         self.client = client or make_backend(settings, provider,
@@ -209,7 +211,8 @@ class LLMEvaluator:
         """The request to ``model`` (the one in use): :func:`build_request`."""
         model = model or self.model
         return build_request(messages, room, model, self.capabilities(model), self.settings,
-                             model.lower() not in self.no_sampling, schema, schema_name)
+                             model.lower() not in self.no_sampling, schema, schema_name,
+                             self.questions)
 
     def expected_answer(self, room: int) -> int:
         """Output tokens a request is expected to use (never more than its room)."""
@@ -270,7 +273,9 @@ class LLMEvaluator:
             warnings.append(prompt.cut)
         cached = usage.paid == 0
         tokens = dict(usage.tokens)
+        answers = fields.pop("answers", None)
         return Verdict(**fields, warnings=warnings, tokens=tokens, cached=cached,
+                       answers=answers if self.questions else None,
                        model=model, cost_usd=0.0 if cached else price(
                            self.settings, self.name, model, tokens))
 

@@ -1,0 +1,115 @@
+"""How well the offline answering does on the hand-labelled question set
+(``tests/fixtures/questions``: 30 sites in English, Thai and Burmese written by another
+hand, 194 labels, split by site into dev and held-out before any tuning).
+
+    python -m bench.eval_questions            # both splits
+    python -m bench.eval_questions --split dev --misses
+
+A yes/no, number or choice answer is right when it equals the label; a text answer
+when it holds the label's text (or both are unknown). Evidence is right when the
+sentence quoted holds the label's evidence. The held-out split is reported, never
+tuned on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from leadengine.config import Settings
+from leadengine.judgement.questions import answer_all
+from leadengine.knowledge import Question
+from leadengine.website import load_site
+from tests.fakes.site_server import SiteServer
+
+HERE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "questions"
+_DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
+
+
+def _plain(text: str) -> str:
+    return " ".join(str(text).translate(_DIGITS).casefold().split())
+
+
+def right(question: dict[str, Any], expected: Any, value: Any) -> bool:
+    if question["type"] == "text" and expected != "unknown" and value != "unknown":
+        return _plain(expected) in _plain(value)
+    return _plain(str(expected)) == _plain(str(value))
+
+
+def language(site: str, labels: list[dict[str, Any]]) -> str:
+    text = (HERE / "sites" / site / "index.html").read_text(encoding="utf-8")
+    if re.search("[\u1000-\u109f]", text):
+        return "my"
+    return "th" if re.search("[\u0e00-\u0e7f]", text) else "en"
+
+
+async def answers_of(base: str, site: str, labels: list[dict[str, Any]]) -> dict[str, Any]:
+    settings = Settings(max_pages=4, respect_robots=False, allow_private=True,
+                        host_delay=0.0)
+    loaded = await load_site(f"{base}/{site}/index.html", settings)
+    questions = [Question(**label["question"]) for label in labels]
+    return answer_all(questions, loaded.passages)
+
+
+def evaluate(split: str | None) -> dict[str, Any]:
+    labels = [json.loads(line) for line in (HERE / "labels.jsonl").read_text(
+        encoding="utf-8").splitlines() if line.strip()]
+    by_site: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for label in labels:
+        if split is None or label["split"] == split:
+            by_site[label["site"]].append(label)
+    scores: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    misses = []
+    with SiteServer(HERE / "sites") as server:  # subpages are read over HTTP, as live
+        base = server.url("").rstrip("/")
+        found_by_site = {site: asyncio.run(answers_of(base, site, site_labels))
+                         for site, site_labels in sorted(by_site.items())}
+    for site, site_labels in sorted(by_site.items()):
+        found = found_by_site[site]
+        lang = language(site, site_labels)
+        for label in site_labels:
+            question, expected = label["question"], label["expected"]
+            answer = found[question["id"]]
+            ok = right(question, expected["value"], answer.value)
+            keys = ["all", f"lang:{lang}", f"type:{question['type']}",
+                    f"expected:{expected['value'] if question['type'] == 'yes_no' else 'n/a'}"]
+            if question["type"] == "yes_no":
+                keys.append("yes_no")
+                if lang != "en" and expected["value"] != "unknown":
+                    keys.append("yes_no cross-lingual (stated)")
+            for key in keys:
+                scores[key][0] += ok
+                scores[key][1] += 1
+            if ok and expected["value"] != "unknown" and expected["evidence"]:
+                quoted = _plain(expected["evidence"]) in _plain(answer.evidence)
+                scores["evidence quoted"][0] += quoted
+                scores["evidence quoted"][1] += 1
+            if not ok:
+                misses.append(f"{site} {question['id']}: expected {expected['value']!r}, "
+                              f"got {answer.value!r} ({answer.evidence[:90]!r})")
+    return {"scores": {k: (v[0], v[1], round(v[0] / v[1], 3)) for k, v in sorted(
+        scores.items())}, "misses": misses}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=["dev", "heldout"], default=None)
+    parser.add_argument("--misses", action="store_true")
+    args = parser.parse_args()
+    for split in ([args.split] if args.split else ["dev", "heldout"]):
+        result = evaluate(split)
+        print(f"== {split}")
+        for key, (hit, total, share) in result["scores"].items():
+            print(f"  {key:<34} {hit:>4}/{total:<4} {share:.3f}")
+        if args.misses:
+            for line in result["misses"]:
+                print("   miss:", line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""A site's pages as sentences, each with what it says in English stems, across
+languages: the Snowball stems of its Latin words, and the English words of the
+vocabulary's groups it names in any language (the shipped glossary,
+``data/glossary.yaml``, and the answer words, ``data/answer_words.yaml``: days,
+parking, closing...). What :mod:`leadengine.judgement.questions` matches questions
+against."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import Stemmer
+import yaml
+
+from leadengine.errors import ConfigError
+from leadengine.knowledge.yaml_data import safe_load
+from leadengine.retrieval.glossary import Glossary, Group, read_groups, shipped_groups
+from leadengine.retrieval.tokenize import STOP_WORDS
+
+LATIN_WORD = re.compile(r"[a-z0-9\u00c0-\u024f]+", re.I)
+_stemmer = Stemmer.Stemmer("english")
+#: Longest sentence kept whole (a longer one is cut at a space).
+MAX_SENTENCE = 300
+
+
+@dataclass(frozen=True)
+class Line:
+    """One sentence of a page, with what it says in English stems, and the sentence
+    after it on the page (what a heading such as "Opening hours" introduces)."""
+
+    text: str
+    source: str
+    stems: frozenset[str]
+    after: str = ""
+
+
+def stem(word: str) -> str:
+    return str(_stemmer.stemWord(word.lower()))
+
+
+def stems_of(text: str) -> set[str]:
+    return {stem(w) for w in LATIN_WORD.findall(text.lower()) if w not in STOP_WORDS}
+
+
+ANSWER_WORDS = Path(__file__).resolve().parents[1] / "data" / "answer_words.yaml"
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Words in any language -> the English stems they mean (the glossary's groups and
+    ``data/answer_words.yaml``'s), and the phrases that answer "no" about a word."""
+
+    words: Glossary
+    #: Per group, the English stems a line holding one of its words is read as holding.
+    means: tuple[frozenset[str], ...]
+    #: Question stem -> phrases (casefolded) that answer "no" about it.
+    opposites: Mapping[str, tuple[str, ...]]
+    #: Stem -> the stems a line holding it holds too ("daili": each weekday).
+    implies: Mapping[str, frozenset[str]]
+    #: Question stems whose opposite phrases answer the whole question "no" ("cash
+    #: only" about cards), not just stand for the word ("closed" for "open").
+    whole: frozenset[str]
+    #: The groups of ``data/answer_words.yaml`` (their words imply others; the
+    #: glossary's mean only themselves: its "opening hours" is not about Sundays). They
+    #: come first, so a term both list is read as the answer words say.
+    own: frozenset[int]
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    """The shipped glossary and answer words, read once."""
+    try:
+        data = safe_load(ANSWER_WORDS.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read {ANSWER_WORDS.name}: {exc}") from None
+    own = read_groups(data.get("groups"), ANSWER_WORDS.name)
+    groups = [*own, *shipped_groups()]
+    # English words are found in a line too (the glossary finds only the other words).
+    words = Glossary([Group(g.en, (*g.en, *g.terms)) for g in groups])
+    opposites = {stem(key): tuple(str(p).casefold() for p in phrases)
+                 for key, phrases in (data.get("opposites") or {}).items()}
+    implies = {stem(key): frozenset(stem(w) for w in found)
+               for key, found in (data.get("implies") or {}).items()}
+    return Vocabulary(words, tuple(frozenset(stem(w) for entry in g.en
+                                             for w in LATIN_WORD.findall(entry)
+                                             if w not in STOP_WORDS) for g in groups),
+                      opposites, implies,
+                      frozenset(stem(w) for w in data.get("whole_no") or ()),
+                      frozenset(range(len(own))))
+
+
+def translated(text: str) -> set[str]:
+    """The English stems of the vocabulary's groups that ``text`` names, in any
+    language."""
+    found: set[str] = set()
+    implied = stems_of(text)
+    known = vocabulary()
+    for number in known.words.matches(text):
+        found |= known.means[number]
+        if number in known.own:
+            implied |= known.means[number]
+    for stem in implied:
+        found |= known.implies.get(stem, frozenset())
+    return found
+
+
+def site_lines(passages: Sequence[tuple[str, str]]) -> list[Line]:
+    """Every line of the pages read (``(url, text)``), with its stems (its own Latin
+    words and the English words its Thai or Burmese terms mean)."""
+    lines: list[Line] = []
+    seen: set[str] = set()
+    for url, text in passages:
+        sentences = [s for raw in text.split("\n") for s in _sentences(" ".join(raw.split()))]
+        for number, line in enumerate(sentences):
+            if len(line) < 3 or line in seen:
+                continue
+            seen.add(line)
+            stems = stems_of(line) | translated(line)
+            if stems:
+                after = sentences[number + 1] if number + 1 < len(sentences) else ""
+                lines.append(Line(line, url, frozenset(stems), after))
+    return lines
+
+
+#: Where a sentence ends: ". " before a capital, a digit or a quote; "!" "?"; Burmese ။.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“'(])|(?<=[။])\s*")
+
+
+def _sentences(line: str) -> list[str]:
+    """A line's sentences (a long Thai run, which has no full stops, in pieces of about
+    :data:`MAX_SENTENCE` characters at its spaces)."""
+    parts = [p.strip() for p in _SENTENCE_END.split(line) if p and p.strip()]
+    pieces: list[str] = []
+    for part in parts:
+        while len(part) > MAX_SENTENCE and " " in part[:MAX_SENTENCE]:
+            cut = part[:MAX_SENTENCE].rsplit(" ", 1)[0]
+            pieces.append(cut)
+            part = part[len(cut):].strip()
+        pieces.append(part)
+    return pieces
+
+

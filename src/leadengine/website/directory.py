@@ -1,0 +1,376 @@
+"""Reading a directory: a listing page's businesses and its next page, and a detail
+page's link to the business's own website (the rest of a detail page, its phones and
+address, is read as any page is: :func:`leadengine.website.site.site_from_page`).
+
+A listing's businesses are found three ways, merged by address:
+
+* schema.org ``ItemList`` JSON-LD (``itemListElement``: each ``ListItem``'s ``url`` or
+  ``item``), which may list more than the page shows;
+* the page's repeated structures: every link to another page of the directory is
+  grouped by where it sits (the tags and classes of its three nearest containers: a
+  card's ``div.card > h3 > a``, a table's ``tr > td > a``, a list's ``ul > li > a``), and
+  the group with the most different pages is the listing (others of at least half its
+  size, in the same container, join it: a card's name, image and "View details" links);
+* links inside the page's chrome (nav, header, footer, aside, forms, breadcrumbs,
+  pagination, ads, share and social widgets, by tag, role or class) and links to the
+  directory's own pages (login, about, contact, add or claim a listing, categories, tags,
+  search) are never businesses.
+
+A business's name is the most telling text of its links (not "View details" or an
+image), else the heading of its container. A detail page's website is an external link
+labelled as one (Website, Visit website, เว็บไซต์, ဝက်ဘ်ဆိုက်), the JSON-LD ``url``, a
+redirect link (``go.html?url=...``) unwrapped, or a web address written as text;
+social, share, map, booking-platform and ad links are never it, ``utm_`` parameters are
+dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+import lxml.html
+
+#: Class and id words of page chrome (split at -, _ and spaces).
+CHROME_WORDS = frozenset({
+    "nav", "navbar", "navigation", "menu", "footer", "header", "sidebar", "breadcrumb",
+    "breadcrumbs", "pagination", "pager", "paging", "ad", "ads", "advert", "advertisement",
+    "sponsored", "sponsor", "banner", "leaderboard", "widget", "share", "sharing", "social",
+    "newsletter", "subscribe", "promo", "cookie", "modal", "toolbar", "topbar", "filters",
+    "filter", "tags", "chips", "toc"})
+CHROME_TAGS = frozenset({"nav", "header", "footer", "aside", "form", "button"})
+#: Paths of a directory's own pages (whole path segments, before any extension).
+OWN_PAGES = re.compile(
+    r"(?:^|/)(?:login|log-in|signin|sign-in|register|signup|sign-up|account|about|about-us|"
+    r"contact|contact-us|privacy|terms|cookies|faq|help|advertise|add|add-listing|"
+    r"add-business|add-your-business|submit|claim|report|search|category|categories|tag|"
+    r"tags|author|blog|news|sitemap|feed|cart|checkout|go|redirect|out)(?:[./?#]|$)", re.I)
+#: Link texts that name no business.
+GENERIC_TEXT = re.compile(
+    r"^(?:view|more|details?|view details|see details|read more|more info|learn more|visit|"
+    r"open|book|book now|website|ดูรายละเอียด|รายละเอียด|อ่านต่อ|ดูเพิ่มเติม|"
+    r"အသေးစိတ်|ဆက်ဖတ်ရန်|»|›|→)\W*$", re.I)
+#: A next-page link's text.
+NEXT_TEXT = re.compile(r"^(?:next|next page|older|more results|ถัดไป|หน้าถัดไป|"
+                       r"နောက်|နောက်စာမျက်နှာ|နောက်တစ်မျက်နှာ)?\s*[»›>→]*\s*$", re.I)
+#: Hosts of social, sharing, map, messaging, booking and ad links: never a business's
+#: own website.
+NOT_A_WEBSITE = re.compile(
+    r"(?:^|\.)(?:facebook\.com|fb\.com|fb\.me|instagram\.com|twitter\.com|x\.com|"
+    r"tiktok\.com|youtube\.com|youtu\.be|linkedin\.com|pinterest\.com|line\.me|lin\.ee|"
+    r"t\.me|telegram\.me|wa\.me|whatsapp\.com|viber\.com|m\.me|messenger\.com|"
+    r"google\.[a-z.]+|goo\.gl|maps\.app\.goo\.gl|g\.page|tripadvisor\.[a-z.]+|"
+    r"agoda\.com|booking\.com|klook\.com|expedia\.[a-z.]+|airbnb\.[a-z.]+|"
+    r"doubleclick\.net|googlesyndication\.com|grab\.com|foodpanda\.[a-z.]+|"
+    r"lineman\.line\.me|wongnai\.com|mailchimp\.com|list-manage\.com|apple\.com|"
+    r"play\.google\.com|wikipedia\.org|gstatic\.com|bit\.ly)$", re.I)
+#: Labels of a link to the business's own site.
+WEBSITE_LABEL = re.compile(r"website|web site|visit|official site|homepage|site|"
+                           r"เว็บไซต์|เว็บ|ဝက်ဘ်ဆိုက်|ဝဘ်ဆိုက်|ဝက်ဆိုက်", re.I)
+_DOMAIN_TEXT = re.compile(
+    r"(?<![@\w.])(?:https?://)?(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
+    r"\.(?:com|net|org|biz|info|co|th|mm|asia|io|shop|store|site|online)(?:\.[a-z]{2})?"
+    r"(?:/[^\s<>\"']*)?(?![\w.])", re.I)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A business a listing names: its name and its page on the directory."""
+
+    name: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What a listing page lists, and its next page (None: the last)."""
+
+    entries: tuple[Entry, ...]
+    next_page: str | None
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+
+
+def _words(element: lxml.html.HtmlElement) -> set[str]:
+    names = f"{element.get('class') or ''} {element.get('id') or ''}".lower()
+    return set(re.split(r"[\s_-]+", names)) - {""}
+
+
+def in_chrome(element: lxml.html.HtmlElement) -> bool:
+    """Whether ``element`` sits in the page's chrome (nav, footer, ads, share...)."""
+    for node in (element, *element.iterancestors()):
+        tag = node.tag if isinstance(node.tag, str) else ""
+        if tag in CHROME_TAGS or node.get("role") in ("navigation", "banner", "contentinfo",
+                                                      "search", "complementary"):
+            return True
+        if _words(node) & CHROME_WORDS:
+            return True
+    return False
+
+
+def _text(element: lxml.html.HtmlElement) -> str:
+    return " ".join(element.text_content().split())
+
+
+def _signature(anchor: lxml.html.HtmlElement) -> tuple[str, ...]:
+    """Where a link sits: its three nearest containers' tags and first class word."""
+    parts = []
+    for node in anchor.iterancestors():
+        if not isinstance(node.tag, str) or node.tag in ("html", "body"):
+            break
+        words = sorted(_words(node) - {w for w in _words(node) if any(c.isdigit() for c in w)})
+        parts.append(f"{node.tag}.{words[0]}" if words else node.tag)
+        if len(parts) == 3:
+            break
+    return tuple(parts)
+
+
+def _container(anchor: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
+    """The item a link belongs to: its nearest li, tr, article, dt/dd, or div/section
+    holding a heading."""
+    for node in anchor.iterancestors():
+        if node.tag in ("li", "tr", "article", "dt", "dd"):
+            return node
+        if node.tag in ("div", "section") and (node.find(".//h2") is not None
+                                               or node.find(".//h3") is not None):
+            return node
+    return anchor
+
+
+def _json_ld(tree: lxml.html.HtmlElement) -> Iterator[object]:
+    for script in tree.iter("script"):
+        if (script.get("type") or "").strip().lower() != "application/ld+json":
+            continue
+        try:
+            yield json.loads(script.text or "")
+        except ValueError:
+            continue
+
+
+def _walk(data: object) -> Iterator[dict[str, object]]:
+    if isinstance(data, dict):
+        yield data
+        for value in data.values():
+            yield from _walk(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _walk(value)
+
+
+def _item_list(tree: lxml.html.HtmlElement, base: str) -> list[Entry]:
+    """The ``ItemList`` entries of the page's JSON-LD."""
+    found = []
+    for data in _json_ld(tree):
+        for node in _walk(data):
+            if "ItemList" not in str(node.get("@type")):
+                continue
+            items = node.get("itemListElement")
+            for item in items if isinstance(items, list) else []:
+                if not isinstance(item, dict):
+                    continue
+                inner = item.get("item")
+                url = item.get("url") or (inner.get("url") or inner.get("@id")
+                                          if isinstance(inner, dict) else inner)
+                name = item.get("name") or (inner.get("name") if isinstance(inner, dict)
+                                            else "")
+                if isinstance(url, str) and url.strip():
+                    found.append(Entry(str(name or "").strip(), urljoin(base, url.strip())))
+    return found
+
+
+def _clean(url: str) -> str:
+    """``url`` without its fragment and tracking parameters."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+             if not k.lower().startswith("utm_") and k.lower() not in ("fbclid", "gclid")]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
+
+
+def read_listing(html: str, url: str) -> Listing:
+    """The businesses a listing page lists, and its next page."""
+    tree = lxml.html.fromstring(html or "<html></html>")
+    base = urljoin(url, tree.findtext(".//base[@href]") or "")
+    host = _host(url)
+    groups: dict[tuple[str, ...], dict[str, list[lxml.html.HtmlElement]]] = defaultdict(
+        lambda: defaultdict(list))
+    for anchor in tree.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if not href or href.startswith(("#", "mailto:", "tel:", "javascript:")):
+            continue
+        target = _clean(urljoin(base, href))
+        if _host(target) != host or target.split("?")[0] == url.split("?")[0]:
+            continue
+        if in_chrome(anchor) or (OWN_PAGES.search(urlsplit(target).path)
+                                 and not _gated(target)):
+            continue
+        if NEXT_TEXT.match(_text(anchor)) and _text(anchor):
+            continue
+        groups[_signature(anchor)][target].append(anchor)
+    chosen = _listing_group(groups)
+    entries = {e.detail: e for e in _item_list(tree, base)}
+    for target, anchors in chosen.items():
+        if target not in entries or not entries[target].name:
+            entries[target] = Entry(_name(anchors), target)
+    return Listing(tuple(entries.values()), _next_page(tree, base, url, host))
+
+
+def _gated(target: str) -> bool:
+    """A directory page behind its login (``login.html?next=detail/x.html``): still a
+    business's link (its page says why it cannot be read)."""
+    query = dict(parse_qsl(urlsplit(target).query))
+    after = query.get("next") or query.get("redirect") or query.get("return") or ""
+    return bool(after) and not after.startswith(("http:", "https:", "//")) \
+        and re.search(r"login|signin|sign-in|log-in", urlsplit(target).path, re.I) is not None
+
+
+def _listing_group(groups: dict[tuple[str, ...], dict[str, list[lxml.html.HtmlElement]]]
+                   ) -> dict[str, list[lxml.html.HtmlElement]]:
+    """The links of the largest group of links to different pages (at least 2), with
+    those of groups sharing its items (a card's image and "View details" links)."""
+    if not groups:
+        return {}
+    best = max(groups.values(), key=len)
+    if len(best) < 2:
+        return {}
+    merged: dict[str, list[lxml.html.HtmlElement]] = {t: list(a) for t, a in best.items()}
+    for group in groups.values():
+        if group is best:
+            continue
+        shared = len(set(group) & set(best))
+        if shared and shared >= len(group) / 2:
+            for target, anchors in group.items():
+                merged.setdefault(target, []).extend(anchors)
+    return merged
+
+
+def _name(anchors: list[lxml.html.HtmlElement]) -> str:
+    """A business's name from its links: the longest telling text, else the heading of
+    the item they are in."""
+    texts = [_text(a) for a in anchors]
+    telling = [t for t in texts if t and not GENERIC_TEXT.match(t) and len(t) <= 120]
+    if telling:
+        return max(telling, key=lambda t: (len(t.split()) <= 12, len(t)))
+    container = _container(anchors[0])
+    for tag in ("h2", "h3", "h4", "strong", "b"):
+        heading = container.find(f".//{tag}")
+        if heading is not None and _text(heading):
+            return _text(heading)
+    return texts[0] if texts else ""
+
+
+def _next_page(tree: lxml.html.HtmlElement, base: str, url: str, host: str) -> str | None:
+    for link in tree.iter("link", "a"):
+        rel = (link.get("rel") or "").lower().split()
+        href = (link.get("href") or "").strip()
+        if not href:
+            continue
+        text = _text(link) if link.tag == "a" else ""
+        title = (link.get("aria-label") or link.get("title") or "").strip()
+        if "next" in rel or (link.tag == "a" and text and NEXT_TEXT.match(text)) or (
+                title and NEXT_TEXT.match(title.lower()) and title):
+            target = _clean(urljoin(base, href))
+            if _host(target) == host and target != url:
+                return target
+    return None
+
+
+# -- a detail page's website ----------------------------------------------------------------
+
+
+def _unwrapped(target: str, host: str) -> str | None:
+    """A redirect link's destination (``go.html?url=https://...``), else None."""
+    if _host(target) != host:
+        return None
+    for _, value in parse_qsl(urlsplit(target).query):
+        if value.startswith(("http://", "https://")) and _host(value) != host:
+            return value
+    return None
+
+
+def _is_website(url: str, host: str) -> bool:
+    site = _host(url)
+    return bool(site) and site != host and not NOT_A_WEBSITE.search(site) \
+        and urlsplit(url).scheme in ("http", "https")
+
+
+def website_candidates(html: str, url: str, listing_host: str = "") -> list[str]:
+    """The addresses a detail page gives as the business's own website, best first:
+    labelled links, the JSON-LD ``url``, other external links in the content, then web
+    addresses written as text (social, share, map, booking and ad links never)."""
+    tree = lxml.html.fromstring(html or "<html></html>")
+    host = listing_host or _host(url)
+    labelled: list[str] = []
+    plain: list[str] = []
+    written: list[str] = []
+    for node in _walk(list(_json_ld(tree))):
+        site = node.get("url")
+        if isinstance(site, str) and "ItemList" not in str(node.get("@type")) \
+                and _is_website(site, host):
+            labelled.append(_clean(site))
+    for anchor in tree.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if not href:
+            continue
+        target = urljoin(url, href)
+        target = _unwrapped(target, host) or target
+        if not _is_website(target, host) or in_chrome(anchor):
+            continue
+        label = " ".join([_text(anchor), anchor.get("title") or "", anchor.get("class") or "",
+                          anchor.get("aria-label") or "", _label_before(anchor)])
+        (labelled if WEBSITE_LABEL.search(label) or _DOMAIN_TEXT.fullmatch(_text(anchor))
+         else plain).append(_clean(target))
+    for node in tree.iter("p", "li", "dd", "td", "span", "div"):
+        if not _DOMAIN_TEXT.search(node.text or "") and not (
+                node.tag in ("td", "dd") and _DOMAIN_TEXT.search(_text(node))):
+            continue
+        if not WEBSITE_LABEL.search(_label_of(node)) or in_chrome(node):
+            continue
+        for found in _DOMAIN_TEXT.findall(_text(node)):
+            address = found if found.startswith("http") else "https://" + found
+            if _is_website(address, host):
+                written.append(_clean(address))
+    return list(dict.fromkeys([*labelled, *plain, *written]))
+
+
+def _label_of(node: lxml.html.HtmlElement) -> str:
+    """What labels a value written as text: the text before it in its element, the
+    element before it (a table's <th>, a list's <dt>), its parent's first words."""
+    before = node.getprevious()
+    parent = node.getparent()
+    return " ".join([(node.text or "")[:60], _text(before)[:40] if before is not None else "",
+                     (parent.text or "")[:40] if parent is not None else ""])
+
+
+def _label_before(anchor: lxml.html.HtmlElement) -> str:
+    """The text just before a link in its parent (a "Website:" label)."""
+    parent = anchor.getparent()
+    if parent is None:
+        return ""
+    before = parent.text or ""
+    for sibling in parent:
+        if sibling is anchor:
+            break
+        before += _text(sibling) + (sibling.tail or "")
+    return before[-40:]
+
+
+def common(values: Iterable[Iterable[str]], pages: int) -> set[str]:
+    """What several pages of one directory all show (its own phone, its ads): values on
+    at least three pages and a third of them."""
+    counts: dict[str, int] = defaultdict(int)
+    for found in values:
+        for value in set(found):
+            counts[value] += 1
+    floor = max(3, pages / 3)
+    return {value for value, count in counts.items() if count >= floor}
+
+
+def domain(url: str) -> str:
+    """The host of ``url`` without ``www.`` (how two addresses of one site compare)."""
+    return _host(url)
