@@ -247,6 +247,9 @@ def test_a_batch_with_questions_stores_exports_and_shows_the_answers(tmp_path: P
     only = client.get("/api/leads", params={"answer": "walk_ins:yes"}).json()
     assert only["total"] == 1 and only["rows"][0]["business_name"] == "Smile Bright Dental"
     assert client.get("/api/leads", params={"answer": "walk_ins:no"}).json()["total"] == 0
+    lead = client.get(f"/leads/{only['rows'][0]['id']}").text
+    assert '<strong>walk_ins</strong>: <span class="answer answer-yes">yes</span> — <q>' \
+        "Walk-ins are welcome" in lead
 
 
 def test_the_shipped_knowledge_still_loads_without_questions() -> None:

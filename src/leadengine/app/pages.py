@@ -23,6 +23,7 @@ from leadengine.app.shared import (
     workspace,
 )
 from leadengine.output import (
+    answers,
     contacts,
     found_signals,
     maturity,
@@ -164,7 +165,7 @@ def lead_page(request: Request, lead_id: int) -> HTMLResponse:
                for label, evidence in found_signals(data)],
         missing=missing_signals(data),
         contacts=[(kind, value, contact_link(kind, value)) for kind, value in contacts(data)],
-        where=where(data), maturity=maturity(data),
+        where=where(data), maturity=maturity(data), answers=answers(data),
         why=why[0], score_terms=why[1], sources=sources(data),
         provenance=provenance(data), text=render_report(data, "text"),
         raw=json.dumps(data, ensure_ascii=False, indent=2))
