@@ -104,3 +104,17 @@ def test_never_and_no_chromium_read_the_page_as_served(server: str) -> None:
     nothing = Renderer(FAST, executable=None)
     nothing.executable = None
     assert not nothing.wants(page_of(HERE / "wix-like-spa" / "index.html"))
+
+
+@needs_chromium
+def test_a_directory_built_by_javascript_is_read_when_rendered(server: str) -> None:
+    from leadengine.batch import discover
+
+    url = f"{server}/js-directory/index.html"
+    served = asyncio.run(discover(url, replace(FAST, render="never")))
+    assert served.found == []  # the shell lists nothing
+    found = asyncio.run(discover(url, FAST)).found
+    assert sorted((f.name, f.website, f.phone) for f in found) == [
+        ("Ari Yoga Loft", "https://www.ariyogaloft.com/", "+6622789090"),
+        ("Sukhumvit Strength Club", "https://www.sukhumvitstrength.com/", "+6623812211"),
+        ("Thonglor Boxing Gym", "https://www.thonglorboxing.com/", "+6627123344")]

@@ -40,6 +40,7 @@ from leadengine.website.directory import (
     website_candidates,
 )
 from leadengine.website.fetch import fetch_page
+from leadengine.website.render import Renderer
 
 #: The columns of a discovered row (the batch reads ``website`` as its url column).
 COLUMNS = ("name", "website", "phone", "address", "city", "country", "category", "listing",
@@ -91,6 +92,7 @@ async def discover(url: str, settings: Settings, pages: int = 5, max_rows: int =
                    known: Sequence[str] = ()) -> Discovery:
     """The businesses the directory at ``url`` lists (``known``: the websites already
     evaluated, marked)."""
+    renderer = Renderer(settings) if settings.render != "never" else None
     async with make_client(settings) as client:
         robots = RobotsPolicy(client, settings) if settings.respect_robots else None
         gates = HostGates(2, settings.host_delay)
@@ -99,16 +101,23 @@ async def discover(url: str, settings: Settings, pages: int = 5, max_rows: int =
             async with gates.held(target):
                 if robots is not None:
                     await robots.check(target, client)
-                return await fetch_page(target, settings, client=client)
+                page = await fetch_page(target, settings, client=client)
+            # A listing or detail page built by JavaScript: read as its scripts leave it.
+            if renderer is not None and renderer.wants(page):
+                page = await renderer.render(page)
+            return page
 
-        entries, read, stopped = await _listings(url, fetch, pages, max_rows)
         gate = asyncio.Semaphore(AT_ONCE)
 
         async def one(entry: tuple[Entry, str]) -> Found:
             async with gate:
                 return await _detail(entry[0], entry[1], fetch, settings)
 
-        found = list(await asyncio.gather(*(one(e) for e in entries)))
+        try:
+            entries, read, stopped = await _listings(url, fetch, pages, max_rows)
+            found = list(await asyncio.gather(*(one(e) for e in entries)))
+        finally:
+            await Renderer.close_quietly(renderer)
     _choose(found)
     seen = {normalise_url(u) for u in known}
     for item in found:
