@@ -126,3 +126,18 @@ def test_the_workspace_finds_leads_on_a_page_and_starts_their_batch(
     assert len(api["rows"]) == 12 and api["pages"] == 1 and api["stopped"] == ""
     bad = client.post("/discover", data={"csrf": csrf, "url": "file:///etc/passwd"})
     assert bad.status_code == 400 and "not a web address" in bad.text
+
+
+def test_json_ld_item_lists_and_hostile_nesting_are_read_safely() -> None:
+    from leadengine.website.directory import read_listing, website_candidates
+
+    page = ('<html><head><script type="application/ld+json">{"@type": "ItemList", '
+            '"itemListElement": [{"@type": "ListItem", "url": "/dir/a.html", "name": "A Spa"}, '
+            '{"@type": "ListItem", "item": {"@id": "/dir/b.html", "name": "B Gym"}}]}'
+            '</script></head><body><p>Our members</p></body></html>')
+    found = read_listing(page, "http://dir.example/dir/index.html")
+    assert [(e.name, e.detail) for e in found.entries] == [
+        ("A Spa", "http://dir.example/dir/a.html"), ("B Gym", "http://dir.example/dir/b.html")]
+    deep = '{"a": ' * 5000 + '{"url": "https://deep.example/"}' + "}" * 5000
+    hostile = f'<script type="application/ld+json">{deep}</script><a href="https://www.facebook.com/x">fb</a>'
+    assert website_candidates(hostile, "http://dir.example/d.html") == []

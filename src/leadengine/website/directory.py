@@ -35,6 +35,9 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import lxml.html
 
+from leadengine.website.facts import MAX_JSON_LD_ITEMS, _json_ld_blocks
+from leadengine.website.signal_rules import MESSAGING, SOCIAL_HOSTS
+
 #: Class and id words of page chrome (split at -, _ and spaces).
 CHROME_WORDS = frozenset({
     "nav", "navbar", "navigation", "menu", "footer", "header", "sidebar", "breadcrumb",
@@ -57,17 +60,26 @@ GENERIC_TEXT = re.compile(
 #: A next-page link's text.
 NEXT_TEXT = re.compile(r"^(?:next|next page|older|more results|ถัดไป|หน้าถัดไป|"
                        r"နောက်|နောက်စာမျက်နှာ|နောက်တစ်မျက်နှာ)?\s*[»›>→]*\s*$", re.I)
-#: Hosts of social, sharing, map, messaging, booking and ad links: never a business's
-#: own website.
-NOT_A_WEBSITE = re.compile(
-    r"(?:^|\.)(?:facebook\.com|fb\.com|fb\.me|instagram\.com|twitter\.com|x\.com|"
-    r"tiktok\.com|youtube\.com|youtu\.be|linkedin\.com|pinterest\.com|line\.me|lin\.ee|"
-    r"t\.me|telegram\.me|wa\.me|whatsapp\.com|viber\.com|m\.me|messenger\.com|"
-    r"google\.[a-z.]+|goo\.gl|maps\.app\.goo\.gl|g\.page|tripadvisor\.[a-z.]+|"
-    r"agoda\.com|booking\.com|klook\.com|expedia\.[a-z.]+|airbnb\.[a-z.]+|"
-    r"doubleclick\.net|googlesyndication\.com|grab\.com|foodpanda\.[a-z.]+|"
-    r"lineman\.line\.me|wongnai\.com|mailchimp\.com|list-manage\.com|apple\.com|"
-    r"play\.google\.com|wikipedia\.org|gstatic\.com|bit\.ly)$", re.I)
+#: Hosts of map, booking-platform, delivery, ad and other sites that are never a
+#: business's own website (social networks and messaging apps: the page reader's lists).
+PLATFORMS = (
+    "google.com", "goo.gl", "g.page", "maps.app.goo.gl", "tripadvisor.com", "agoda.com",
+    "booking.com", "klook.com", "expedia.com", "airbnb.com", "doubleclick.net",
+    "googlesyndication.com", "grab.com", "foodpanda.co.th", "foodpanda.com", "wongnai.com",
+    "mailchimp.com", "list-manage.com", "apple.com", "wikipedia.org", "gstatic.com",
+    "bit.ly", "pinterest.com", "messenger.com")
+NOT_A_WEBSITE = frozenset((*SOCIAL_HOSTS, *MESSAGING, *PLATFORMS))
+#: Country variants of the platforms (google.co.th, tripadvisor.com.sg...).
+_PLATFORM_NAMES = re.compile(r"(?:^|\.)(?:google|tripadvisor|expedia|airbnb|foodpanda)"
+                             r"\.[a-z.]+$")
+
+
+def not_a_website(host: str) -> bool:
+    """Whether ``host`` is a social, messaging, map, booking or ad site."""
+    return _PLATFORM_NAMES.search(host) is not None or any(
+        host == known or host.endswith("." + known) for known in NOT_A_WEBSITE)
+
+
 #: Labels of a link to the business's own site.
 WEBSITE_LABEL = re.compile(r"website|web site|visit|official site|homepage|site|"
                            r"เว็บไซต์|เว็บ|ဝက်ဘ်ဆိုက်|ဝဘ်ဆိုက်|ဝက်ဆိုက်", re.I)
@@ -93,7 +105,8 @@ class Listing:
     next_page: str | None
 
 
-def _host(url: str) -> str:
+def domain(url: str) -> str:
+    """The host of ``url`` without ``www.`` (how two addresses of one site compare)."""
     return (urlsplit(url).hostname or "").lower().removeprefix("www.")
 
 
@@ -144,23 +157,27 @@ def _container(anchor: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
 
 
 def _json_ld(tree: lxml.html.HtmlElement) -> Iterator[object]:
-    for script in tree.iter("script"):
-        if (script.get("type") or "").strip().lower() != "application/ld+json":
-            continue
+    """The page's JSON-LD documents (the scripts the page reader scans, as many)."""
+    for block in _json_ld_blocks(tree):
         try:
-            yield json.loads(script.text or "")
-        except ValueError:
+            yield json.loads(block)
+        except (ValueError, RecursionError):  # nested past the decoder's stack
             continue
 
 
 def _walk(data: object) -> Iterator[dict[str, object]]:
-    if isinstance(data, dict):
-        yield data
-        for value in data.values():
-            yield from _walk(value)
-    elif isinstance(data, list):
-        for value in data:
-            yield from _walk(value)
+    """Every object of a JSON-LD document, nested ones too, in document order (the
+    first :data:`MAX_JSON_LD_ITEMS`; a loop, not recursion: a hostile page nests
+    deeper than Python's stack)."""
+    stack, seen = [data], 0
+    while stack and seen < MAX_JSON_LD_ITEMS:
+        value = stack.pop()
+        if isinstance(value, dict):
+            seen += 1
+            yield value
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
 
 
 def _item_list(tree: lxml.html.HtmlElement, base: str) -> list[Entry]:
@@ -196,7 +213,7 @@ def read_listing(html: str, url: str) -> Listing:
     """The businesses a listing page lists, and its next page."""
     tree = lxml.html.fromstring(html or "<html></html>")
     base = urljoin(url, tree.findtext(".//base[@href]") or "")
-    host = _host(url)
+    host = domain(url)
     groups: dict[tuple[str, ...], dict[str, list[lxml.html.HtmlElement]]] = defaultdict(
         lambda: defaultdict(list))
     for anchor in tree.iter("a"):
@@ -204,7 +221,7 @@ def read_listing(html: str, url: str) -> Listing:
         if not href or href.startswith(("#", "mailto:", "tel:", "javascript:")):
             continue
         target = _clean(urljoin(base, href))
-        if _host(target) != host or target.split("?")[0] == url.split("?")[0]:
+        if domain(target) != host or target.split("?")[0] == url.split("?")[0]:
             continue
         if in_chrome(anchor) or (OWN_PAGES.search(urlsplit(target).path)
                                  and not _gated(target)):
@@ -275,7 +292,7 @@ def _next_page(tree: lxml.html.HtmlElement, base: str, url: str, host: str) -> s
         if "next" in rel or (link.tag == "a" and text and NEXT_TEXT.match(text)) or (
                 title and NEXT_TEXT.match(title.lower()) and title):
             target = _clean(urljoin(base, href))
-            if _host(target) == host and target != url:
+            if domain(target) == host and target != url:
                 return target
     return None
 
@@ -285,17 +302,17 @@ def _next_page(tree: lxml.html.HtmlElement, base: str, url: str, host: str) -> s
 
 def _unwrapped(target: str, host: str) -> str | None:
     """A redirect link's destination (``go.html?url=https://...``), else None."""
-    if _host(target) != host:
+    if domain(target) != host:
         return None
     for _, value in parse_qsl(urlsplit(target).query):
-        if value.startswith(("http://", "https://")) and _host(value) != host:
+        if value.startswith(("http://", "https://")) and domain(value) != host:
             return value
     return None
 
 
 def _is_website(url: str, host: str) -> bool:
-    site = _host(url)
-    return bool(site) and site != host and not NOT_A_WEBSITE.search(site) \
+    site = domain(url)
+    return bool(site) and site != host and not not_a_website(site) \
         and urlsplit(url).scheme in ("http", "https")
 
 
@@ -304,7 +321,7 @@ def website_candidates(html: str, url: str, listing_host: str = "") -> list[str]
     labelled links, the JSON-LD ``url``, other external links in the content, then web
     addresses written as text (social, share, map, booking and ad links never)."""
     tree = lxml.html.fromstring(html or "<html></html>")
-    host = listing_host or _host(url)
+    host = listing_host or domain(url)
     labelled: list[str] = []
     plain: list[str] = []
     written: list[str] = []
@@ -370,7 +387,3 @@ def common(values: Iterable[Iterable[str]], pages: int) -> set[str]:
     floor = max(3, pages / 3)
     return {value for value, count in counts.items() if count >= floor}
 
-
-def domain(url: str) -> str:
-    """The host of ``url`` without ``www.`` (how two addresses of one site compare)."""
-    return _host(url)
