@@ -186,8 +186,7 @@ def _opposed(want: Wanted, text: str, whole: bool = False) -> bool:
                if not whole or key[0] in wholes)
 
 
-def best_line(want: Wanted, lines: Iterable[Line], extra: Iterable[str] = ()
-              ) -> tuple[Line, float] | None:
+def best_line(want: Wanted, lines: Iterable[Line]) -> tuple[Line, float] | None:
     """The line that holds most of what the question wants (two thirds of its words
     or more), with the share held; None when no line does."""
     if not want.keys:

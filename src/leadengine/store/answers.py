@@ -5,26 +5,24 @@ column per question and filters by an answer in SQL. Written with the board's ro
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from leadengine.store.schema import evaluations_table
+from leadengine.store.schema import CODE_POINT_TEXT, evaluations_table, loads_stored
 
 #: Questions the board shows a column for, at most (the most answered first).
 BOARD_QUESTIONS = 6
-_KEY = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
 
 metadata = sa.MetaData()
 lead_answers_table = sa.Table(
     "lead_answers", metadata,
     sa.Column("evaluation_id", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("question", sa.String(40), primary_key=True),
-    sa.Column("value", _KEY, nullable=False),
-    sa.Column("value_key", _KEY, nullable=False),
+    sa.Column("value", CODE_POINT_TEXT, nullable=False),
+    sa.Column("value_key", CODE_POINT_TEXT, nullable=False),
 )
 
 
@@ -53,16 +51,9 @@ def create_answers(conn: Connection) -> None:
         return
     with_answers = sa.select(e.c.id, e.c.data).where(e.c.data.contains('"answers"'))
     rows = [row for found in conn.execute(with_answers)
-            for row in answer_rows(found.id, _loads(found.data))]
+            for row in answer_rows(found.id, loads_stored(found.data))]
     if rows:
         conn.execute(lead_answers_table.insert(), rows)
-
-
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 def index_answers(conn: Connection, stored: Iterable[tuple[int, Any]]) -> None:

@@ -11,7 +11,6 @@ stored or deleted behind the board's back. The board's queries are
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +20,8 @@ from sqlalchemy.engine import Connection, Engine
 from leadengine.output.report import city
 from leadengine.store.answers import forget_answers, index_answers, lead_answers_table
 from leadengine.store.engine import write_retrying
-from leadengine.store.schema import evaluations_table
+from leadengine.store.schema import CODE_POINT_TEXT, evaluations_table
+from leadengine.store.schema import loads_stored as _loads
 
 #: What ``lead_board`` keeps of an evaluation (and its input's ``owner``), as shown.
 BOARD_FIELDS = ("business_name", "business_type", "category", "city", "primary_service",
@@ -51,10 +51,8 @@ lead_events_table = sa.Table(
     sa.Column("who", sa.String(200), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
-#: Sort keys compare as code points: SQLite's BINARY, PostgreSQL's "C" collation.
-#: (The generic type with a collation: the same DDL without importing the PostgreSQL
-#: dialect, 45 ms of every command's start, when the database is SQLite.)
-_KEY = sa.Text().with_variant(sa.Text(collation="C"), "postgresql")
+#: Sort keys compare as code points (see :data:`CODE_POINT_TEXT`).
+_KEY = CODE_POINT_TEXT
 #: The board's copy of an evaluation: what it shows, sorts, filters and searches by.
 lead_board_table = sa.Table(
     "lead_board", metadata,
@@ -149,14 +147,6 @@ def _evaluations() -> sa.Select[Any]:
     e = evaluations_table
     return sa.select(e.c.id, e.c.run_id, e.c.fit_score, e.c.created_at, e.c.url, e.c.data,
                      e.c.passthrough).order_by(e.c.id)
-
-
-def _loads(text: str) -> Any:
-    """Stored JSON, or None when a row holds something else."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 def index_new_leads(conn: Connection, stored: Sequence[tuple[dict[str, Any], Any, Any]]

@@ -21,7 +21,7 @@ import re
 import secrets
 import time
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -145,8 +145,7 @@ def revoke_person(engine: Engine, name: str, by: str = "cli") -> Person:
         now = time.time()
         conn.execute(p.update().where(p.c.id == row.id).values(revoked_at=now))
         _record(conn, by, "person.revoke", row.name)
-        found.append(Person(row.name, bool(row.admin), row.created_at, row.created_by,
-                            now, row.last_seen_at, row.token_key))
+        found.append(replace(_person(row), revoked_at=now))
 
     write_retrying(engine, save)
     return found[0]
