@@ -130,6 +130,7 @@ def test_the_workspace_finds_leads_on_a_page_and_starts_their_batch(
 
 def test_json_ld_item_lists_and_hostile_nesting_are_read_safely() -> None:
     from leadengine.website.directory import read_listing, website_candidates
+    from leadengine.website.extract import parse_html
 
     page = ('<html><head><script type="application/ld+json">{"@type": "ItemList", '
             '"itemListElement": [{"@type": "ListItem", "url": "/dir/a.html", "name": "A Spa"}, '
@@ -140,4 +141,4 @@ def test_json_ld_item_lists_and_hostile_nesting_are_read_safely() -> None:
         ("A Spa", "http://dir.example/dir/a.html"), ("B Gym", "http://dir.example/dir/b.html")]
     deep = '{"a": ' * 5000 + '{"url": "https://deep.example/"}' + "}" * 5000
     hostile = f'<script type="application/ld+json">{deep}</script><a href="https://www.facebook.com/x">fb</a>'
-    assert website_candidates(hostile, "http://dir.example/d.html") == []
+    assert website_candidates(parse_html(hostile), "http://dir.example/d.html") == []

@@ -62,6 +62,19 @@ def test_a_javascript_site_reads_as_a_static_one(server: str) -> None:
 
 
 @needs_chromium
+def test_a_subpage_built_by_javascript_is_rendered_too(server: str) -> None:
+    url = f"{server}/js-with-contact-page/index.html"
+    site = asyncio.run(load_site(url, FAST))  # render: auto
+    assert site.business_name()[0] == "Riverside Pet Grooming"
+    assert site.pages == (url, f"{server}/js-with-contact-page/contact.html")
+    assert list(site.signals.phones) == ["+6653241177"]  # written on the contact page only
+    assert site.signals.address.startswith("45 Charoenrat Road")
+    assert any("Closed on Mondays" in text for _, text in site.passages)
+    served = asyncio.run(load_site(url, replace(FAST, render="never")))
+    assert list(served.signals.phones) == []
+
+
+@needs_chromium
 def test_a_render_takes_under_three_seconds_and_a_hung_page_fails_alone(
         server: str) -> None:
     async def run() -> tuple[float, str, str]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
@@ -27,6 +28,8 @@ from leadengine.app.webhooks import sign
 from leadengine.cli.serve import serve
 from leadengine.config import Settings
 from leadengine.store import STATUSES, Store, fan_out
+from leadengine.store import update as update_lead
+from leadengine.store.outbox import webhook_deliveries_table
 from tests.test_app import TOKEN, evaluation, fill
 
 SECRET = "whsec-0123456789abcdef"
@@ -238,3 +241,26 @@ def test_the_outbox_starts_at_the_end_and_queues_each_event_once(
     store_lead(db, "Kilo", 70, 0)
     assert fan_out(engine, ["https://a.example/", "https://b.example/"]) == 2
     assert fan_out(engine, ["https://a.example/", "https://b.example/"]) == 0
+
+
+def test_status_changes_of_several_leads_in_one_pass_each_name_their_previous_status(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    settle(monkeypatch)
+    db = fill(tmp_path / "r.db")
+    engine = Store(db).engine
+    fan_out(engine, ["https://a.example/"])  # the cursors start at the end
+    store_lead(db, "Kilo", 70, 0)  # a newer evaluation of a lead: the event names it
+    for url, who, status in [("https://0.example/", "ann", "contacted"),
+                             ("https://kilo.example/", "bob", "contacted"),
+                             ("https://0.example/", "ann", "replied"),
+                             ("https://0.example/", "eve", "won")]:
+        update_lead(engine, url, who, status=status)
+    assert fan_out(engine, ["https://a.example/"]) == 5  # Kilo evaluated + 4 changes
+    d = webhook_deliveries_table
+    with engine.connect() as conn:
+        bodies = [json.loads(body) for body in conn.scalars(
+            sa.select(d.c.body).where(d.c.event == "lead.status_changed").order_by(d.c.id))]
+    assert [(b["lead"].get("business_name"), b["previous_status"], b["status"],
+             b["changed_by"]) for b in bodies] == [
+        ("Alpha", "new", "contacted", "ann"), ("Kilo", "new", "contacted", "bob"),
+        ("Alpha", "contacted", "replied", "ann"), ("Alpha", "replied", "won", "eve")]

@@ -39,6 +39,7 @@ from leadengine.website.directory import (
     read_listing,
     website_candidates,
 )
+from leadengine.website.extract import parse_html
 from leadengine.website.fetch import fetch_page
 from leadengine.website.render import Renderer
 
@@ -171,7 +172,7 @@ async def _detail(entry: Entry, listing: str, fetch: Fetch, settings: Settings) 
     if domain(page.final_url) != host:
         found.note = f"the detail page redirects off the directory (to {domain(page.final_url)})"
         return found
-    tree = lxml.html.fromstring(page.html or "<html></html>")
+    tree = parse_html(page.html or "<html></html>")  # read once, consumed last
     refresh = _meta_refresh(tree, page.final_url)
     if refresh is not None and domain(refresh) != host:
         found.note = f"the detail page redirects off the directory (to {domain(refresh)})"
@@ -179,8 +180,8 @@ async def _detail(entry: Entry, listing: str, fetch: Fetch, settings: Settings) 
     if _login_wall(tree):
         found.note = "the detail page needs a login"
         return found
-    site = site_from_page(page, replace(settings, max_pages=0))
-    found.websites = website_candidates(page.html, page.final_url, host)
+    found.websites = website_candidates(tree, page.final_url, host)
+    site = site_from_page(page, replace(settings, max_pages=0), tree=tree)
     found.phones = list(site.signals.phones)
     where = site.location
     found.address = site.signals.address or (

@@ -176,29 +176,56 @@ def _evaluated(conn: Connection, targets: Sequence[str], min_fit: int, now: floa
 
 
 def _status_changed(conn: Connection, targets: Sequence[str], now: float) -> int:
-    t, e = lead_events_table, evaluations_table
+    t = lead_events_table
     end = conn.scalar(sa.select(sa.func.max(t.c.id))) or 0
     start = _cursor(conn, "lead_events", int(end))
     scanned = conn.execute(sa.select(t.c.id, t.c.url, t.c.kind, t.c.value, t.c.who,
                                      t.c.at, t.c.at.label("created_at"))
                            .where(t.c.id > start).order_by(t.c.id)
                            .limit(_FAN_OUT_BATCH)).all()
-    events = []
-    for row in (r for r in scanned if r.kind == "status"):
-        before = conn.scalar(sa.select(t.c.value).where(
-            t.c.url == row.url, t.c.kind == "status", t.c.id < row.id)
-            .order_by(t.c.id.desc()).limit(1)) or "new"
-        latest = conn.execute(sa.select(e.c.id, e.c.url, e.c.run_id, e.c.fit_score, e.c.data,
-                                        e.c.passthrough).where(e.c.url == row.url)
-                              .order_by(e.c.id.desc()).limit(1)).first()
-        lead = _lead(latest) if latest is not None else {"url": row.url}
-        events.append((f"status-{row.id}", "lead.status_changed",
-                       {"id": f"status-{row.id}", "type": "lead.status_changed",
-                        "created_at": _iso(row.at), "lead": lead, "status": row.value,
-                        "previous_status": before, "changed_by": row.who}))
+    changes = [row for row in scanned if row.kind == "status"]
+    urls = sorted({row.url for row in changes})
+    before, leads = _previous_statuses(conn, urls, changes), _latest_leads(conn, urls)
+    events = [(f"status-{row.id}", "lead.status_changed",
+               {"id": f"status-{row.id}", "type": "lead.status_changed",
+                "created_at": _iso(row.at), "lead": leads.get(row.url, {"url": row.url}),
+                "status": row.value, "previous_status": before[row.id],
+                "changed_by": row.who})
+              for row in changes]
     added = _queue(conn, events, targets, now)
     _move(conn, "lead_events", _settled(scanned, start, now))
     return added
+
+
+def _previous_statuses(conn: Connection, urls: list[str], changes: Sequence[Any]
+                       ) -> dict[int, str]:
+    """Each status change's previous status ("new" for a lead's first), from one
+    query over the leads' status rows."""
+    if not changes:
+        return {}
+    t = lead_events_table
+    last: dict[str, str] = {}
+    previous: dict[int, str] = {}
+    wanted = {row.id for row in changes}
+    for row in conn.execute(sa.select(t.c.id, t.c.url, t.c.value).where(
+            t.c.url.in_(urls), t.c.kind == "status", t.c.id <= max(wanted))
+            .order_by(t.c.id)):
+        if row.id in wanted:
+            previous[row.id] = last.get(row.url) or "new"
+        last[row.url] = row.value
+    return previous
+
+
+def _latest_leads(conn: Connection, urls: list[str]) -> dict[str, dict[str, Any]]:
+    """What an event says about each lead, from its latest evaluation (one query)."""
+    if not urls:
+        return {}
+    e = evaluations_table
+    latest = (sa.select(sa.func.max(e.c.id)).where(e.c.url.in_(urls))
+              .group_by(e.c.url).scalar_subquery())
+    rows = conn.execute(sa.select(e.c.id, e.c.url, e.c.run_id, e.c.fit_score, e.c.data,
+                                  e.c.passthrough).where(e.c.id.in_(latest)))
+    return {row.url: _lead(row) for row in rows}
 
 
 def _settled(rows: Sequence[Any], start: int, now: float) -> int:

@@ -316,11 +316,12 @@ def _is_website(url: str, host: str) -> bool:
         and urlsplit(url).scheme in ("http", "https")
 
 
-def website_candidates(html: str, url: str, listing_host: str = "") -> list[str]:
-    """The addresses a detail page gives as the business's own website, best first:
-    labelled links, the JSON-LD ``url``, other external links in the content, then web
-    addresses written as text (social, share, map, booking and ad links never)."""
-    tree = lxml.html.fromstring(html or "<html></html>")
+def website_candidates(tree: lxml.html.HtmlElement, url: str, listing_host: str = ""
+                       ) -> list[str]:
+    """The addresses a detail page (parsed as ``tree``, left as it is) gives as the
+    business's own website, best first: labelled links, the JSON-LD ``url``, other
+    external links in the content, then web addresses written as text (social, share,
+    map, booking and ad links never)."""
     host = listing_host or domain(url)
     labelled: list[str] = []
     plain: list[str] = []

@@ -85,15 +85,18 @@ async def load_site(target: str, settings: Settings | None = None,
     elif renderer is not None and not renderer.available and settings.render == "auto":
         note_unrendered(page, home.nodes)
     parts, failed = await _read_subpages(links, fetch, reader, cpu_seconds,
-                                         settings.max_total_bytes, len(page.html))
+                                         settings.max_total_bytes, len(page.html),
+                                         renderer)
     return await reader.site([home, *parts], settings, failed)
 
 
 async def _read_subpages(links: list[str], fetch: Callable[[str], Awaitable[Page]],
                          reader: Reader, cpu_seconds: float | None, budget: int,
-                         spent: int) -> tuple[list[PageRead], list[str]]:
+                         spent: int, renderer: Renderer | None = None
+                         ) -> tuple[list[PageRead], list[str]]:
     """The subpages read, fetched together within the site's ``budget`` of bytes of
-    which the homepage ``spent`` some, and why the others were left out."""
+    which the homepage ``spent`` some (each built by JavaScript rendered by
+    ``renderer``, as the homepage is), and why the others were left out."""
     left = [budget - spent]
 
     async def subpage(url: str) -> Page:
@@ -108,17 +111,20 @@ async def _read_subpages(links: list[str], fetch: Callable[[str], Awaitable[Page
                                   f"({budget:,} bytes) is spent")
         return sub
 
+    async def read(url: str) -> PageRead:
+        sub = await subpage(url)
+        part = await reader.page(sub, cpu_seconds)
+        if renderer is not None and renderer.wants(sub, part.nodes):
+            part = await reader.page(await renderer.render(sub), cpu_seconds)
+        return part
+
     parts: list[PageRead] = []
     failed: list[str] = []
-    results = await asyncio.gather(*(subpage(u) for u in links), return_exceptions=True)
-    for result in results:
+    for result in await asyncio.gather(*(read(u) for u in links), return_exceptions=True):
         if isinstance(result, BaseException):
             if not isinstance(result, LeadEngineError):
                 raise result
             failed.append(str(result))
-            continue
-        try:
-            parts.append(await reader.page(result, cpu_seconds))
-        except LeadEngineError as exc:
-            failed.append(str(exc))
+        else:
+            parts.append(result)
     return parts, failed

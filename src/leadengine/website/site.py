@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import lxml.html
 
@@ -98,10 +100,17 @@ class Site:
     #: What kind of site it is: one business, a directory, a profile on a platform...
     #: (:mod:`leadengine.website.site_kind`).
     kind: SiteKind = field(default_factory=lambda: SiteKind("business", "not read"))
-    #: Per page read: (its address, its visible text, one text node a line, at most
-    #: :data:`MAX_PASSAGE` characters): what questions are answered from (footers and
-    #: opening hours included, which the main text leaves out).
-    passages: tuple[tuple[str, str], ...] = ()
+    #: Per page read: its address and its visible text nodes (footers and opening hours
+    #: included, which the main text leaves out), kept for :attr:`passages`.
+    page_nodes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @cached_property
+    def passages(self) -> tuple[tuple[str, str], ...]:
+        """Per page read: (its address, its visible text, one text node a line, at most
+        :data:`MAX_PASSAGE` characters, without sentences addressed to an AI): what
+        questions are answered from. Built on first use: a run without questions
+        never pays for it."""
+        return tuple((url, page_passage(nodes)) for url, nodes in self.page_nodes)
 
     def business_name(self) -> tuple[str, str, list[str]]:
         """(name, where it was read, warnings for candidates passed over because they
@@ -192,11 +201,13 @@ def page_deadline(page: Page, cpu_seconds: float | None = None) -> Deadline:
 
 
 def site_from_page(page: Page, settings: Settings | None = None, *,
-                   cpu_seconds: float | None = None) -> Site:
-    """A site of one already fetched page (no crawl); ContentError if reading it takes
-    more than ``cpu_seconds`` of CPU (default :data:`PAGE_CPU_SECONDS`)."""
-    return assemble_site([read_page(page, cpu_seconds=cpu_seconds)], settings or Settings(),
-                         [])
+                   cpu_seconds: float | None = None,
+                   tree: lxml.html.HtmlElement | None = None) -> Site:
+    """A site of one already fetched page (no crawl; parsed as ``tree`` if the caller
+    has it, which this consumes); ContentError if reading it takes more than
+    ``cpu_seconds`` of CPU (default :data:`PAGE_CPU_SECONDS`)."""
+    return assemble_site([read_page(page, tree, cpu_seconds=cpu_seconds)],
+                         settings or Settings(), [])
 
 
 def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) -> Site:
@@ -224,7 +235,7 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
                 languages=tuple(page_languages(page_langs)),
                 page_info=info, injections=tuple(dict.fromkeys(injections)),
                 name_hints=home.name_hints, location=location,
-                passages=tuple((p.page.final_url, _passage(p)) for p in parts))
+                page_nodes=tuple((p.page.final_url, tuple(p.nodes)) for p in parts))
     name = site.business_name()[0]
     kinds = tuple(dict.fromkeys(str(s.get("segment") or s["kinds"][0])
                                 for s in signals.services))
@@ -246,10 +257,10 @@ def assemble_site(parts: list[PageRead], settings: Settings, failed: list[str]) 
 MAX_PASSAGE = 30_000
 
 
-def _passage(part: PageRead) -> str:
+def page_passage(nodes: Sequence[str]) -> str:
     """A page's visible text, a text node a line (blank ones dropped), without the
     sentences addressed to an AI."""
-    lines = [" ".join(node.split()) for node in part.nodes]
+    lines = [" ".join(node.split()) for node in nodes]
     text = "\n".join(line for line in lines if line)[:MAX_PASSAGE]
     return strip_injections(text)[0] if find_injections(text) else text
 
