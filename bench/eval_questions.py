@@ -1,9 +1,13 @@
-"""How well the offline answering does on the hand-labelled question set
-(``tests/fixtures/questions``: 30 sites in English, Thai and Burmese written by another
-hand, 194 labels, split by site into dev and held-out before any tuning).
+"""How well the offline answering does on the hand-labelled question sets, each written
+by another hand (a helper session that never saw the code) and split by site into dev
+and held-out before any tuning:
 
-    python -m bench.eval_questions            # both splits
-    python -m bench.eval_questions --split dev --misses
+* ``a``: ``tests/fixtures/questions``, 30 sites, 194 labels, 14 questions;
+* ``b``: ``tests/fixtures/questions_b``, 18 sites, 162 labels, 16 questions (12 new);
+* ``c``: ``tests/fixtures/questions_c``, 18 sites, 164 labels, 17 questions (12 new).
+
+    python -m bench.eval_questions                     # every set, both splits
+    python -m bench.eval_questions --set b --split dev --misses
 
 A yes/no, number or choice answer is right when it equals the label; a text answer
 when it holds the label's text (or both are unknown). Evidence is right when the
@@ -27,7 +31,9 @@ from leadengine.knowledge import Question
 from leadengine.website import load_site
 from tests.fakes.site_server import SiteServer
 
-HERE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "questions"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
+        "c": FIXTURES / "questions_c"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
@@ -41,8 +47,8 @@ def right(question: dict[str, Any], expected: Any, value: Any) -> bool:
     return _plain(str(expected)) == _plain(str(value))
 
 
-def language(site: str, labels: list[dict[str, Any]]) -> str:
-    text = (HERE / "sites" / site / "index.html").read_text(encoding="utf-8")
+def language(here: Path, site: str) -> str:
+    text = (here / "sites" / site / "index.html").read_text(encoding="utf-8")
     if re.search("[\u1000-\u109f]", text):
         return "my"
     return "th" if re.search("[\u0e00-\u0e7f]", text) else "en"
@@ -56,8 +62,8 @@ async def answers_of(base: str, site: str, labels: list[dict[str, Any]]) -> dict
     return answer_all(questions, loaded.passages)
 
 
-def evaluate(split: str | None) -> dict[str, Any]:
-    labels = [json.loads(line) for line in (HERE / "labels.jsonl").read_text(
+def evaluate(split: str | None, here: Path = SETS["a"]) -> dict[str, Any]:
+    labels = [json.loads(line) for line in (here / "labels.jsonl").read_text(
         encoding="utf-8").splitlines() if line.strip()]
     by_site: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for label in labels:
@@ -65,13 +71,13 @@ def evaluate(split: str | None) -> dict[str, Any]:
             by_site[label["site"]].append(label)
     scores: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses = []
-    with SiteServer(HERE / "sites") as server:  # subpages are read over HTTP, as live
+    with SiteServer(here / "sites") as server:  # subpages are read over HTTP, as live
         base = server.url("").rstrip("/")
         found_by_site = {site: asyncio.run(answers_of(base, site, site_labels))
                          for site, site_labels in sorted(by_site.items())}
     for site, site_labels in sorted(by_site.items()):
         found = found_by_site[site]
-        lang = language(site, site_labels)
+        lang = language(here, site)
         for label in site_labels:
             question, expected = label["question"], label["expected"]
             answer = found[question["id"]]
@@ -99,16 +105,26 @@ def evaluate(split: str | None) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=["dev", "heldout"], default=None)
+    parser.add_argument("--set", choices=sorted(SETS), default=None,
+                        help="one labelled set (default: every one, and their sum)")
     parser.add_argument("--misses", action="store_true")
     args = parser.parse_args()
     for split in ([args.split] if args.split else ["dev", "heldout"]):
-        result = evaluate(split)
-        print(f"== {split}")
-        for key, (hit, total, share) in result["scores"].items():
-            print(f"  {key:<34} {hit:>4}/{total:<4} {share:.3f}")
-        if args.misses:
-            for line in result["misses"]:
-                print("   miss:", line)
+        total: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for name in [args.set] if args.set else sorted(SETS):
+            result = evaluate(split, SETS[name])
+            print(f"== set {name}, {split}")
+            for key, (hit, count, share) in result["scores"].items():
+                print(f"  {key:<34} {hit:>4}/{count:<4} {share:.3f}")
+                total[key][0] += hit
+                total[key][1] += count
+            if args.misses:
+                for line in result["misses"]:
+                    print("   miss:", line)
+        if not args.set:
+            print(f"== every set, {split}")
+            for key, (hit, count) in sorted(total.items()):
+                print(f"  {key:<34} {hit:>4}/{count:<4} {hit / count:.3f}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ from leadengine.app import create_app
 from leadengine.cli import cli
 from leadengine.errors import KnowledgeError
 from leadengine.judgement.evaluation import answer_schema_with
-from leadengine.judgement.questions import answer_all, checked_model_answers
+from leadengine.judgement.model_answers import checked_model_answers
+from leadengine.judgement.questions import answer_all
 from leadengine.knowledge import Knowledge, Question, run_question, with_questions
 from leadengine.pipeline import evaluate_url
 from tests.conftest import KNOWLEDGE, SITES, write_kb

@@ -21,8 +21,9 @@ from leadengine.judgement.evaluation import Evaluation, Source, Verdict
 from leadengine.judgement.evaluators import Evaluator, make_evaluator
 from leadengine.judgement.grounding import Grounding, ground
 from leadengine.judgement.judge_eval import CONCURRENCY, Label
+from leadengine.judgement.model_answers import checked_model_answers
 from leadengine.judgement.outreach import OutreachMessage, Rep, compose
-from leadengine.judgement.questions import answer_all, checked_model_answers
+from leadengine.judgement.questions import answer_all
 from leadengine.knowledge.rules import Question, Rules
 from leadengine.retrieval import Hit
 from leadengine.retrieval.knowledge_base import KnowledgeBase

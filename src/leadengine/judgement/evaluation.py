@@ -120,7 +120,7 @@ class Verdict(BaseModel):
     #: retired model replaced); None: the evaluator's.
     model: str | None = None
     #: The model's answers to the questions, as it gave them (checked against the site
-    #: before they are kept: :func:`leadengine.judgement.questions.checked_model_answers`);
+    #: before they are kept: :func:`leadengine.judgement.model_answers.checked_model_answers`);
     #: None: the evaluator answers none (the offline one).
     answers: dict[str, Any] | None = None
 

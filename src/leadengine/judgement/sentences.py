@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -68,6 +68,10 @@ class Vocabulary:
     #: glossary's mean only themselves: its "opening hours" is not about Sundays). They
     #: come first, so a term both list is read as the answer words say.
     own: frozenset[int]
+    #: Question stem -> phrases (casefolded) in which its word means something else
+    #: ("supplier" deliveries are not deliveries to customers, "LINE MAN" is no LINE
+    #: account, a "5-minute walk" no walk-in).
+    unrelated: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @cache
@@ -79,8 +83,13 @@ def vocabulary() -> Vocabulary:
         raise ConfigError(f"cannot read {ANSWER_WORDS.name}: {exc}") from None
     own = read_groups(data.get("groups"), ANSWER_WORDS.name)
     groups = [*own, *shipped_groups()]
-    # English words are found in a line too (the glossary finds only the other words).
-    words = Glossary([Group(g.en, (*g.en, *g.terms)) for g in groups])
+    # The answer words' English words are found in a line too ("drop-ins" says
+    # walk-ins). The glossary's English words are not: its groups are topics for
+    # retrieval ("taxi" with "car hire", "family" with "kids"), not synonyms; its Thai
+    # and Burmese terms bring their English words.
+    words = Glossary([Group(g.en, (*g.en, *g.terms) if number < len(own) else
+                            tuple(t for t in g.terms if not t.isascii()))
+                      for number, g in enumerate(groups)])
     opposites = {stem(key): tuple(str(p).casefold() for p in phrases)
                  for key, phrases in (data.get("opposites") or {}).items()}
     implies = {stem(key): frozenset(stem(w) for w in found)
@@ -90,7 +99,9 @@ def vocabulary() -> Vocabulary:
                                              if w not in STOP_WORDS) for g in groups),
                       opposites, implies,
                       frozenset(stem(w) for w in data.get("whole_no") or ()),
-                      frozenset(range(len(own))))
+                      frozenset(range(len(own))),
+                      {stem(key): tuple(str(p).casefold() for p in phrases)
+                       for key, phrases in (data.get("unrelated") or {}).items()})
 
 
 def translated(text: str) -> set[str]:
@@ -105,7 +116,21 @@ def translated(text: str) -> set[str]:
             implied |= known.means[number]
     for stem in implied:
         found |= known.implies.get(stem, frozenset())
+    if _NO_BOOKING.search(text):  # "no appointment needed": walk-ins welcome
+        found |= known.implies.get("walk", frozenset()) | {"walk"}
     return found
+
+
+#: No need to book: walk-ins are taken. English, Thai (ไม่ต้องจอง / ไม่ต้องนัด), Burmese
+#: (ချိန်းဆိုစရာ မလို, ကြိုတင်စာရင်းပေးစရာ မလို: nothing to arrange beforehand).
+_NO_BOOKING = re.compile(
+    r"(?:no|without|not? need(?:ed)? (?:to|for|an?)?|don't need to|do not need to)\s*"
+    r"(?:an?\s+|to\s+)?(?:prior\s+|advance\s+)?"
+    r"(?:appointments?|bookings?|reservations?|book|reserve)(?![a-z])"
+    r"(?!\s*(?:fees?|charges?|deposits?))"
+    r"|(?:appointments?|bookings?|reservations?) (?:is |are )?not (?:needed|required|necessary)"
+    r"|ไม่ต้อง(?:จอง|นัด|ทำนัด|โทรนัด)|ไม่จำเป็นต้อง(?:จอง|นัด)|(?:ချိန်းဆို|ဘွတ်ကင်|ဘိုကင်|စာရင်းပေး)"
+    r"[^\s။]{0,6}\s?(?:မလို|မ[^\s။]*ဘဲ)", re.I)
 
 
 def site_lines(passages: Sequence[tuple[str, str]]) -> list[Line]:
@@ -119,10 +144,10 @@ def site_lines(passages: Sequence[tuple[str, str]]) -> list[Line]:
             if len(line) < 3 or line in seen:
                 continue
             seen.add(line)
-            stems = stems_of(line) | translated(line)
-            if stems:
-                after = sentences[number + 1] if number + 1 < len(sentences) else ""
-                lines.append(Line(line, url, frozenset(stems), after))
+            # A line of no known word is kept too: "จ.-ส." says which days the next
+            # line's hours are for.
+            after = sentences[number + 1] if number + 1 < len(sentences) else ""
+            lines.append(Line(line, url, frozenset(stems_of(line) | translated(line)), after))
     return lines
 
 

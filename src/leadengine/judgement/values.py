@@ -5,6 +5,7 @@ year (a Thai Buddhist-era year turned into the common era), a time of day as HH:
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 NUMBER = re.compile(r"(?<![\d:.,/-])\d{1,4}(?![\d:/]|\.\d)")
@@ -42,21 +43,50 @@ def year_in(text: str) -> int | None:
 
 _CLOCK = re.compile(r"(?<!\d)(\d{1,2})[:.](\d{2})\s*(a\.?m\.?|p\.?m\.?)?|(?<!\d)(\d{1,2})\s*"
                     r"(a\.?m\.?|p\.?m\.?)(?![a-z])", re.I)
+#: Hours written without minutes, "9-18" (ten to twenty-four hours apart at most).
+_BARE_HOURS = re.compile(r"(?<![\d.,:/])(\d{1,2})\s*[-–]\s*(\d{1,2})(?![\d.,:/%])"
+                         r"(?!\s*(?:years?|yrs|km|kg|baht|บาท|ปี|ကျပ်|နှစ်|people|คน))")
+#: What stands between a range's two times.
+_BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|အထိ|ထိ", re.I)
+#: Open all day and night.
+_ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
 #: Thai and Burmese spoken times: (pattern with the hour, hours added, half past).
 _SPOKEN = (
     (re.compile(r"(\d{1,2})\s*โมงเช้า"), 0), (re.compile(r"บ่าย\s*(\d{1,2})"), 12),
     (re.compile(r"(\d{1,2})\s*โมงเย็น"), 12), (re.compile(r"(\d{1,2})\s*ทุ่ม"), 18),
+    (re.compile(r"(?<!บ่าย)(?<!บ่าย )(?<!\d)([7-9]|1[01])\s*โมง(?!เย็น|เช้า)"), 0),
+    (re.compile(r"(?<!บ่าย)(?<!บ่าย )(?<!\d)([1-6])\s*โมง(?!เย็น|เช้า)"), 12),
     (re.compile(r"ตี\s*(\d{1,2})"), 0),
     (re.compile(r"မနက်\s*(\d{1,2})\s*နာရီ"), 0), (re.compile(r"ညနေ\s*(\d{1,2})\s*နာရီ"), 12),
-    (re.compile(r"နေ့လည်\s*(\d{1,2})\s*နာရီ"), 12), (re.compile(r"ည\s*(\d{1,2})\s*နာရီ"), 12))
+    (re.compile(r"နေ့လ(?:ည|ယ)်\s*(\d{1,2})\s*နာရီ"), 12),
+    (re.compile(r"ည\s*(\d{1,2})\s*နာရီ"), 12))
 
 
-def time_of(text: str) -> str | None:
-    """The first time of day in ``text`` as HH:MM (9.00, 7 pm, 10 โมงเช้า, မနက် ၆ နာရီ)."""
-    plain = text.translate(DIGITS)
+#: Spoken times written in words: the same in digits (บ่ายโมง is 1 pm; เที่ยง noon).
+_SPOKEN_WORDS = (
+    (re.compile(r"เที่ยงคืน|(?<![a-z])midnight(?![a-z])", re.I), "0:00"),
+    (re.compile(r"เที่ยง(?:วัน|ตรง)?|(?<![a-z])noon(?![a-z])", re.I), "12:00"),
+    (re.compile(r"บ่ายโมง"), "13:00"))
+_THAI_COUNT = re.compile(r"(สิบเอ็ด|สิบ|หนึ่ง|สอง|สาม|สี่|ห้า|หก|เจ็ด|แปด|เก้า)(?=\s*(?:โมง|ทุ่ม))|"
+                         r"(?<=ตี)(หนึ่ง|สอง|สาม|สี่|ห้า|หก)|(?<=บ่าย)(สอง|สาม|สี่)(?=\s*โมง)")
+_THAI_COUNTS = {"หนึ่ง": 1, "สอง": 2, "สาม": 3, "สี่": 4, "ห้า": 5, "หก": 6, "เจ็ด": 7,
+                "แปด": 8, "เก้า": 9, "สิบ": 10, "สิบเอ็ด": 11}
+
+
+def _spelled(plain: str) -> str:
+    """``plain`` with spoken times in words written in digits (สองทุ่ม: 2 ทุ่ม)."""
+    plain = _THAI_COUNT.sub(lambda m: str(_THAI_COUNTS[m.group()]), plain)
+    for pattern, time in _SPOKEN_WORDS:
+        plain = pattern.sub(f" {time} ", plain)
+    return plain
+
+
+def times_in(text: str) -> list[tuple[int, str]]:
+    """Every time of day in ``text``, (where it starts, HH:MM), in order (9.00, 7 pm,
+    10 โมงเช้า, မနက် ၆ နာရီ; "9-18" as 9:00 and 18:00 where it stands for hours)."""
+    plain = _spelled(text.translate(DIGITS))
     found: list[tuple[int, str]] = []
-    clock = _CLOCK.search(plain)
-    if clock:
+    for clock in _CLOCK.finditer(plain):
         hour = int(clock.group(1) or clock.group(4))
         minute = int(clock.group(2) or 0)
         meridiem = (clock.group(3) or clock.group(5) or "").lower()
@@ -65,12 +95,44 @@ def time_of(text: str) -> str | None:
         if hour < 24 and minute < 60:
             found.append((clock.start(), f"{hour}:{minute:02d}"))
     for pattern, add in _SPOKEN:
-        spoken = pattern.search(plain)
-        if spoken:
+        for spoken in pattern.finditer(plain):
             hour = int(spoken.group(1)) + (add if int(spoken.group(1)) < 12 else 0)
             half = plain[spoken.end():spoken.end() + 3].startswith("ခွဲ") or \
                 plain[spoken.end():spoken.end() + 4].startswith("ครึ่ง")
             found.append((spoken.start(), f"{hour % 24}:{30 if half else 0:02d}"))
-    return min(found)[1] if found else None
+    if not found:
+        for bare in _BARE_HOURS.finditer(plain):
+            first, last = int(bare.group(1)), int(bare.group(2))
+            if first < last <= 24:
+                found += [(bare.start(1), f"{first}:00"), (bare.start(2), f"{last % 24}:00")]
+    return sorted(set(found))
 
 
+def time_of(text: str) -> str | None:
+    """The first time of day in ``text`` as HH:MM (9.00, 7 pm, 10 โมงเช้า, မနက် ၆ နာရီ)."""
+    found = times_in(text)
+    return found[0][1] if found else None
+
+
+def hours_of(text: str) -> tuple[str, str] | None:
+    """The first opening hours in ``text``: a time, a dash (or "to", ถึง, မှ...) and a
+    later time, as (opens, closes); None when it holds no such pair."""
+    found = times_in(text)
+    plain = _spelled(text.translate(DIGITS))
+    for (start, opens), (end, closes) in pairwise(found):
+        between = plain[start:end]
+        if _BETWEEN.search(between):
+            return opens, closes
+    return None
+
+
+def has_time(text: str) -> bool:
+    """Whether ``text`` holds a time of day or opening hours."""
+    return bool(times_in(text)) or bool(_ALL_DAY.search(text))
+
+
+def minutes(time: str) -> int:
+    """Minutes after midnight of an HH:MM time (a closing time after midnight, 1:00,
+    counts as the same night: 25:00)."""
+    hour, minute = (int(part) for part in time.split(":"))
+    return (hour + (24 if hour < 5 else 0)) * 60 + minute

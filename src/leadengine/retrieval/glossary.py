@@ -79,6 +79,22 @@ class Glossary:
                     found[known] = None
         return list(found)
 
+    def found_at(self, query: str) -> list[tuple[int, int]]:
+        """(where it starts, group number) of every term ``query`` holds."""
+        text = query.lower()
+        found: list[tuple[int, int]] = []
+        if self.prefixes and not text.isascii():
+            found += [(start, number) for start, _, number
+                      in leftmost_longest(text, self.prefixes, _SCRIPT_RUN)]
+        if self._latin_pattern is not None:
+            for match in self._latin_pattern.finditer(text):
+                word = match.group()
+                known = next((self.latin[w] for w in (word, word[:-1], word[:-2])
+                              if w in self.latin), None)
+                if known is not None:
+                    found.append((match.start(), known))
+        return sorted(found)
+
     def expand(self, query: str) -> str:
         """``query`` with the English words of every group it names appended."""
         numbers = self.matches(query)

@@ -36,8 +36,12 @@ SUBPAGE_WORDS = (
     "가격", "dịch vụ", "bảng giá", "layanan", "harga", "সেবা", "सेवा", "خدمات",
     # What a rep asks a lead about (deliveries, payment, hours) is often on its own page.
     "faq", "delivery", "shipping", "payment", "hours", "opening", "การจัดส่ง", "ค่าส่ง",
-    "คำถามที่พบบ่อย", "ပို့ဆောင်", "မေးလေ့ရှိ",
+    "คำถามที่พบบ่อย", "ပို့ဆောင်", "မေးလေ့ရှိ", "order", "how to", "info", "policy",
+    "สั่ง", "วิธี", "ข้อมูล", "မှာယူ", "အချက်အလက်",
 )
+#: A site with at most this many other pages linked from its homepage is small: each of
+#: them is worth reading (after the pages its words mark as useful).
+SMALL_SITE = 8
 _ABOUT = SUBPAGE_WORDS.index("about")
 _SKIP_SUFFIXES = (".pdf", ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".zip", ".doc",
                   ".docx", ".xls", ".xlsx", ".mp4", ".mp3", ".css", ".js", ".xml")
@@ -64,6 +68,7 @@ def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int,
                                   if link.get("hreflang") and link.get("rel") == "alternate")
                   if url is not None}
     scored: dict[str, tuple[int, int]] = {url: (_ABOUT, -1) for url in alternates}
+    unmarked: dict[str, int] = {}
     for order, anchor in enumerate(links_of(tree)):
         deadline.tick()
         href = (anchor.get("href") or "").strip()
@@ -79,9 +84,13 @@ def pick_subpages(tree: lxml.html.HtmlElement, page_url: str, limit: int,
             # a business works in are a fact).
             rank = min(rank if rank is not None else _ABOUT, _ABOUT)
         if rank is None:
+            unmarked.setdefault(url, order)
             continue
         if url not in scored or (rank, order) < scored[url]:
             scored[url] = (rank, order)
+    if len(scored) + len(unmarked) <= SMALL_SITE:
+        for url, order in unmarked.items():
+            scored.setdefault(url, (len(SUBPAGE_WORDS), order))
     return sorted(scored, key=lambda u: scored[u])[:limit]
 
 

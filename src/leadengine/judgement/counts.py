@@ -1,0 +1,55 @@
+"""Numbers a question asks for, read from the sentence that answers it: the count next
+to what is counted ("12 staff, 3 of them cooks": 12 staff), a founding year, or the
+years since it ("since 2538" asked as "how many years?": 2026 - 1995)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable
+
+from leadengine.judgement.values import DIGITS, NUMBER, NUMBER_WORDS, year_in
+
+#: A copyright line's year is when the page was written, not when the business began.
+COPYRIGHT = re.compile(r"©|\(c\)|copyright|สงวนลิขสิทธิ์|မူပိုင်ခွင့်", re.I)
+#: "How many years", "how long": a span of years, not a year.
+_SPAN = re.compile(r"\bhow (?:many years|long)\b", re.I)
+_WHEN = re.compile(r"\b(?:what|which) year\b|\bwhen\b", re.I)
+#: Characters either side of a number looked at for what it counts.
+_REACH = 16
+_WORD_NUMBER = re.compile("(?<![a-z])(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+                          + ")(?![a-z])", re.I)
+
+
+def number_answer(ask: str, keys: set[str], clause: str,
+                  counts: Callable[[str], bool]) -> int | None:
+    """The number ``clause`` gives for the question ``ask`` (its key stems ``keys``):
+    a year for "what year / when"; the years since a year written (or the number of
+    years written) for "how many years / how long"; otherwise the count next to words
+    of the question (``counts`` tells whether a stretch of text holds one), else the
+    first count."""
+    if "year" in keys and _SPAN.search(ask):
+        year = year_in(clause)
+        if year is not None:
+            return max(0, datetime.date.today().year - year)
+        return near_number(clause, lambda text: bool(re.search(
+            r"years?|ปี|နှစ်", text, re.I)))
+    if "year" in keys or _WHEN.search(ask):
+        return year_in(clause)
+    return near_number(clause, counts)
+
+
+def near_number(clause: str, counts: Callable[[str], bool]) -> int | None:
+    """The first number of ``clause`` (digits in any script, or a number word) with a
+    word it counts right after or before it; else the first number; None for none."""
+    plain = clause.translate(DIGITS)
+    found = [(m.start(), m.end(), int(m.group())) for m in NUMBER.finditer(plain)]
+    found += [(m.start(), m.end(), NUMBER_WORDS[m.group().lower()])
+              for m in _WORD_NUMBER.finditer(plain)]
+    found.sort()
+    if not found:
+        return None
+    for start, end, value in found:
+        if counts(plain[end:end + _REACH]) or counts(plain[max(0, start - _REACH):start]):
+            return value
+    return found[0][2]

@@ -1,0 +1,168 @@
+"""Which days a business is open, read from its pages: "Are they open on Sundays?"
+answered from what the site says about days, in English, Thai and Burmese.
+
+A line (a sentence, or a table row's day and what follows it) says days are open or
+closed: day names and their short forms (Mon, จ., တနင်္လာ), ranges ("Tue–Sun",
+"จันทร์-เสาร์", "တနင်္လာမှ စနေအထိ", wrapping past Sunday), lists, "daily" / "every day" /
+"ทุกวัน" / "နေ့တိုင်း" (all seven), weekends and weekdays; "closed", "day off", ปิด,
+หยุด, ပိတ် make them closed, and "except" / ยกเว้น / မှလွဲ turns the days after it the
+other way ("open daily except Mondays").
+
+The answer for a day, strongest first: a line that names the day itself; a line that
+covers it (a range, "daily", "weekends"); a weekly day off that is another day ("closed
+on Wednesdays" says the rest are open: an inference, said with less confidence).
+Opening hours that leave a day out ("Mon–Sat 9–18") say nothing about it: unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from leadengine.judgement.values import has_time
+
+ALL = frozenset(range(7))
+#: The stems of the days' English names (as a question's words are stemmed).
+DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                  "sunday", "weekend", "weekday"})
+#: Day names (full and short), 0 = Monday. Short English forms are read only as days
+#: where nothing else is meant (next to a dash, a colon, a digit or another day).
+_NAMES: tuple[tuple[str, ...], ...] = (
+    ("monday", "mondays", "mon", "วันจันทร์", "จันทร์", "จ.", "တနင်္လာ"),
+    ("tuesday", "tuesdays", "tue", "tues", "วันอังคาร", "อังคาร", "อ.", "အင်္ဂါ"),
+    ("wednesday", "wednesdays", "wed", "วันพุธ", "พุธ", "พ.", "ဗုဒ္ဓဟူး"),
+    ("thursday", "thursdays", "thu", "thur", "thurs", "วันพฤหัสบดี", "พฤหัสบดี", "วันพฤหัส",
+     "พฤหัส", "พฤ.", "ကြာသပတေး"),
+    ("friday", "fridays", "fri", "วันศุกร์", "ศุกร์", "ศ.", "သောကြာ"),
+    ("saturday", "saturdays", "sat", "วันเสาร์", "เสาร์", "ส.", "စနေ"),
+    ("sunday", "sundays", "sun", "วันอาทิตย์", "อาทิตย์", "อา.", "တနင်္ဂနွေ"),
+)
+_SHORT_EN = frozenset({"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat",
+                       "sun"})
+_DAY_OF = {name: number for number, names in enumerate(_NAMES) for name in names}
+_DAY = "|".join(re.escape(n) for n in sorted(_DAY_OF, key=len, reverse=True))
+#: A day name: Latin ones as whole words; Thai and Burmese ones anywhere (no spaces
+#: between words), with their "day" (နေ့) after them.
+_DAY_RE = re.compile(rf"(?<![a-z])({_DAY})(?![a-z])(?:နေ့)?", re.I)
+_TO = r"\s*(?:-|–|—|~|to|till|until|through|thru|ถึง|မှ|မှစ၍|\u2013)\s*"
+_RANGE = re.compile(rf"(?<![a-z])({_DAY})(?![a-z])(?:နေ့)?(?:{_TO})({_DAY})(?![a-z])"
+                    r"(?:နေ့)?(?:\s*(?:အထိ|ထိ))?", re.I)
+_EVERY_DAY = re.compile(
+    r"(?<![a-z])(?:daily|every\s?day|7\s*days|seven days|all week|365 days|24/7|"
+    r"mon(?:day)?\s*(?:-|–|to)\s*sun(?:day)?)(?![a-z])|ทุกวัน(?!ที่|ละ|จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์)|7\s*วัน|"
+    r"နေ့တိုင်း|နေ့စဉ်|၇\s*ရက်|7\s*ရက်", re.I)
+_WEEKEND = re.compile(r"(?<![a-z])weekends?(?![a-z])|สุดสัปดาห์|เสาร์-อาทิตย์|เสาร์\s*อาทิตย์|"
+                      r"စနေ\s*[၊,]?\s*တနင်္ဂနွေ", re.I)
+_WEEKDAYS = re.compile(r"(?<![a-z])weekdays?(?![a-z])|วันธรรมดา|ရုံးဖွင့်ရက်", re.I)
+#: Words that make the days they go with closed (ปิด not inside เปิด).
+_CLOSED = re.compile(
+    r"(?<![a-z])(?:closed?|closes|closing day|day off|days off|rest day|we rest|"
+    r"no service|shut|(?:not|n't|never)\s+(?:be\s+)?open)(?![a-z])|ไม่(?:ได้)?(?:เปิด|ทำการ)|"
+    r"မဖွင့်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|နားရက်|နားပါ", re.I)
+_EXCEPT = re.compile(r"(?<![a-z])(?:except|but not|excluding)(?![a-z])|ยกเว้น|เว้น|မှလွဲ|"
+                     r"မပါ", re.I)
+_OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|including|"
+                   r"incl|accept|accepted|orders?|service|serving)(?![a-z])|"
+                   r"เปิด|ทำการ|ให้บริการ|รวมถึง|รวมวัน|ဖွင့်|အပါအဝင်|လက်ခံ|ဝန်ဆောင်", re.I)
+#: Where a line's parts about different days end.
+_PART = re.compile(r"[;|•။]|\s/\s|(?<=[0-9\u0e50-\u0e59\u1040-\u1049])\s*,\s*"
+                   r"(?=\D)")
+
+
+@dataclass(frozen=True)
+class DaySaying:
+    """What one part of a line says: days open, days closed, and how it said them
+    (``named``: the days it names one by one, as opposed to covering with a range)."""
+
+    open: frozenset[int]
+    closed: frozenset[int]
+    named: frozenset[int]
+
+
+def _names(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, day) of each day named in ``text``; short English forms only where
+    they are days (followed by a dash, colon, dot, comma, digit or a day)."""
+    found = []
+    for match in _DAY_RE.finditer(text):
+        name = match.group(1).lower()
+        if name in _SHORT_EN:
+            after = text[match.end():match.end() + 8]
+            if not re.match(r"\s*[-–—:.,&/0-9]|\s*(?:to|and|closed|open|off)\b",
+                            after + " ", re.I):
+                continue
+        if name == "อาทิตย์" and text[match.end():match.end() + 2] == "ละ":
+            continue  # อาทิตย์ละ: "a week" (twice a week), not Sunday
+        found.append((match.start(), match.end(), _DAY_OF[name]))
+    return found
+
+
+def _covered(text: str) -> tuple[set[int], set[int]]:
+    """The days ``text`` covers: (by ranges, "daily", weekends..., named one by one)."""
+    spans: set[int] = set()
+    for match in _RANGE.finditer(text):
+        first, last = _DAY_OF[match.group(1).lower()], _DAY_OF[match.group(2).lower()]
+        spans |= {(first + step) % 7 for step in range((last - first) % 7 + 1)}
+    if _EVERY_DAY.search(text):
+        spans |= ALL
+    if _WEEKEND.search(text):
+        spans |= {5, 6}
+    if _WEEKDAYS.search(text):
+        spans |= {0, 1, 2, 3, 4}
+    in_ranges = {i for m in _RANGE.finditer(text) for i in range(m.start(), m.end())}
+    named = {day for start, _, day in _names(text) if start not in in_ranges}
+    return spans, named
+
+
+def saying(text: str) -> DaySaying | None:
+    """What ``text`` (one part of a line) says about days, None when it names none or
+    says neither open nor closed about them."""
+    cut = _EXCEPT.search(text)
+    head, tail = (text[:cut.start()], text[cut.end():]) if cut else (text, "")
+    spans, named = _covered(head)
+    if not spans and not named:
+        return None
+    closed_words = _CLOSED.search(head) is not None
+    if not closed_words and not (_OPEN.search(text) or has_time(text)):
+        return None  # "Sunday market nearby": a day, but nothing about opening
+    if closed_words and spans >= ALL and has_time(text):
+        return None  # "closed daily 14:00-15:00": a break, not a day off
+    days = frozenset(spans | named)
+    if not tail:
+        return (DaySaying(frozenset(), days, frozenset(named)) if closed_words
+                else DaySaying(days, frozenset(), frozenset(named)))
+    other_spans, other_named = _covered(tail)
+    others = frozenset(other_spans | other_named)
+    said = frozenset(named | other_named)
+    if closed_words and not _OPEN.search(head):
+        return DaySaying(others, days - others, said)
+    return DaySaying(days - others, others, said)
+
+
+def line_sayings(text: str, after: str = "") -> list[tuple[DaySaying, bool]]:
+    """What a line says about days, part by part, each with whether the line after it
+    was read too: a line that only names days (a table row's first cell) is read with
+    the next one ("Sunday" / "Closed")."""
+    found = []
+    for part in _PART.split(text):
+        if not part or not part.strip():
+            continue
+        said, joined = saying(part), False
+        if said is None and after and _only_days(part) and _names(after) == []:
+            said, joined = saying(f"{part} {after}"), True
+        if said is not None:
+            found.append((said, joined))
+    return found
+
+
+def _only_days(text: str) -> bool:
+    rest = _RANGE.sub(" ", text)
+    for start, end, _ in reversed(_names(rest)):
+        rest = rest[:start] + " " + rest[end:]
+    return not re.sub(r"[\s:.,&\-–/]|and|และ|နှင့်", "", rest, flags=re.I)
+
+
+def asked_day(stems: Iterable[str]) -> int | None:
+    """The weekday a question's stems ask about (0 = Monday), None when none or more."""
+    days = {number for number, names in enumerate(_NAMES) if names[0] in set(stems)}
+    return next(iter(days)) if len(days) == 1 else None

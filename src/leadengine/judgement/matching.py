@@ -1,0 +1,179 @@
+"""A question matched against a site's sentences, across languages: its key words
+(stemmed; the asking words left out, who-and-how words weighing little), each with the
+phrases that answer "no" about it and those in which it means something else; the
+sentence that holds most of them wins (see :mod:`leadengine.judgement.questions`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from leadengine.judgement.polarity import NO_NEED
+from leadengine.judgement.sentences import (
+    LATIN_WORD,
+    Line,
+    stem,
+    stems_of,
+    translated,
+    vocabulary,
+)
+from leadengine.judgement.values import time_of, year_in
+from leadengine.knowledge.rules import Question
+from leadengine.retrieval.tokenize import STOP_WORDS
+
+#: Words of a question that say nothing about what is asked.
+ASKING = frozenset({
+    "do", "does", "did", "they", "them", "their", "you", "your", "is", "are", "was",
+    "have", "has", "any", "can", "could", "will", "would", "offer", "offers", "provide",
+    "provides", "accept", "accepts", "take", "takes", "sell", "sells", "get", "there",
+    "what", "which", "how", "many", "much", "when", "where", "who", "a", "an", "the",
+    "it", "its", "business", "company", "shop", "store", "place", "service", "services",
+    "customers", "customer", "clients", "client", "people", "guests", "visitors",
+    "account", "available", "option", "options"})
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What a question looks for: its key stems, each with its weight, synonyms and the
+    phrases that answer "no" about it."""
+
+    keys: tuple[tuple[str, float, frozenset[str], tuple[str, ...]], ...]
+
+    @property
+    def total(self) -> float:
+        return sum(key[1] for key in self.keys)
+
+
+#: What a word's stem may have past another's and still be the same word (Snowball
+#: leaves "deliv" and "deliveri", "child" and "children"); "takeaway" is not "take",
+#: "homemad" not "home".
+_ENDINGS = frozenset({"", "e", "s", "es", "i", "y", "ri", "eri", "er", "ers", "in", "ing",
+                      "ren", "ship", "al", "ion", "ment", "ed"})
+
+
+def meets(stem: str, other: str) -> bool:
+    if stem == other:
+        return True
+    short, long_ = (stem, other) if len(stem) <= len(other) else (other, stem)
+    return len(short) >= 4 and long_.startswith(short) and long_[len(short):] in _ENDINGS
+
+
+def clauses(question: Question) -> list[Question]:
+    """The question, and each of its alternatives asked apart ("Do they offer home
+    visits or come to the customer's place?": either part answered answers it)."""
+    core = re.sub(r"\([^)]*\)", " ", question.ask)
+    parts = [p.strip() for p in re.split(r",|;|\s+or\s+(?=\S+\s+\S+)", core) if p.strip()]
+    if len(parts) <= 1:
+        return [question]
+    alternatives = [question.model_copy(update={"ask": part, "hints": []}) for part in parts]
+    # An alternative of soft words alone ("come to the customer's place") says too
+    # little to be matched by itself.
+    return [question, *(part for part in alternatives
+                        if any(weight == 1.0 for _, weight, _, _ in wanted(part).keys))]
+
+
+def wanted(question: Question) -> Wanted:
+    """The question's key stems: its words (not the asking ones) and its hints' (a
+    Thai or Burmese hint brings the English words it means), each with the phrases
+    that answer "no" about it."""
+    # "(locations in total)" explains the question; it is not what a page would say.
+    asked = LATIN_WORD.findall(re.sub(r"\([^)]*\)", " ", question.ask.lower()))
+    # "credit or debit cards": one key met by either word.
+    either: dict[str, set[str]] = {}
+    for before, middle, after in zip(asked, asked[1:], asked[2:], strict=False):
+        if middle == "or" and before not in ASKING and after not in ASKING:
+            either.setdefault(stem(before), set()).add(stem(after))
+    alternatives = {s for found in either.values() for s in found}
+    words = [w for w in asked if w not in STOP_WORDS and w not in ASKING]
+    words += [w for hint in question.hints for w in LATIN_WORD.findall(hint.lower())]
+    stems = [s for s in dict.fromkeys(stem(w) for w in words)
+             if s not in STOP_WORDS and s not in alternatives]
+    for hint in question.hints:
+        stems += [s for s in translated(hint) if s not in stems]
+    opposites = vocabulary().opposites
+    return Wanted(tuple((key, SOFT if key in _SOFT else 1.0, frozenset(either.get(key, ())),
+                         opposites.get(key, ())) for key in stems))
+
+
+#: Stems of words that say who or how more than what is asked ("Do the staff speak
+#: English?" is answered by "We work in English"): they weigh :data:`SOFT` of a word.
+_SOFT = frozenset({"staff", "employe", "team", "worker", "speak", "spoken", "peopl",
+                   "person", "come", "go", "get", "make", "use", "give", "need", "want",
+                   "allow", "permit", "welcom", "look", "find", "seek"})
+SOFT = 0.25
+
+
+def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
+    """The keys a line (its stems and text) holds, or holds the opposite of; "year"
+    is held by a year written in it, "time" by a time of day."""
+    folded = text.casefold()
+    return [key for key, _, synonyms, opposites in want.keys
+            if not any(says(p, folded) for p in _unrelated(want, key))
+            and (any(meets(key, s) or any(meets(o, s) for o in synonyms) for s in stems)
+            or any(says(phrase, folded) for phrase in opposites)
+            or (key == "year" and year_in(text) is not None)
+            or (key in ("time", "open") and time_of(text) is not None))]
+
+
+def _unrelated(want: Wanted, key: str) -> tuple[str, ...]:
+    """The phrases in which ``key``'s word means something else, but those the question
+    itself says ("Can customers book online?" is about "online booking")."""
+    asked = {k for k, _, _, _ in want.keys}
+    return tuple(phrase for phrase in vocabulary().unrelated.get(key, ())
+                 if not _phrase_stems(phrase) <= asked)
+
+
+@cache
+def _phrase_stems(phrase: str) -> frozenset[str]:
+    """A phrase's own English stems (a Thai or Burmese one's: the words it means)."""
+    own = stems_of(phrase) if phrase.isascii() else translated(phrase)
+    return frozenset(own) or frozenset({phrase})
+
+
+def says(phrase: str, folded: str) -> bool:
+    """Whether ``folded`` holds ``phrase`` (a Latin phrase as whole words)."""
+    if not phrase.isascii():
+        # Thai puts no spaces between words: a phrase is any place it occurs, but the
+        # one known trap, ปิด (closed) inside เปิด (open), is stepped over.
+        return any(not (phrase.startswith("ปิด") and folded[i - 1:i] == "เ")
+                   for i in _places(phrase, folded))
+    return re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", folded) is not None
+
+
+def _places(phrase: str, text: str) -> Iterable[int]:
+    start = text.find(phrase)
+    while start >= 0:
+        yield start
+        start = text.find(phrase, start + 1)
+
+
+def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
+    """Whether ``text`` holds a phrase that answers "no" about one of the keys (with
+    ``whole``: about the whole question, as "cash only" does about cards)."""
+    folded = NO_NEED.sub(" ", text.casefold())
+    wholes = vocabulary().whole
+    return any(says(phrase, folded) for key in want.keys for phrase in key[3]
+               if not whole or key[0] in wholes)
+
+
+def best_line(want: Wanted, lines: Iterable[Line]) -> tuple[Line, float] | None:
+    """The line that holds most of what the question wants (two thirds of its words
+    or more), with the share held; None when no line does."""
+    if not want.keys:
+        return None
+    best: tuple[float, int, Line] | None = None
+    for line in lines:
+        held = set(matched(want, line.stems, line.text))
+        if not held:
+            continue
+        # "Cash only" answers "do they take credit cards?" whole.
+        share = 1.0 if opposed(want, line.text, whole=True) else (
+            sum(key[1] for key in want.keys if key[0] in held) / want.total)
+        if share < 0.66:
+            continue
+        rank = (share, -len(line.text), line)
+        if best is None or rank[:2] > best[:2]:
+            best = rank
+    return (best[2], best[0]) if best is not None else None

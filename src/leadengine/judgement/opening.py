@@ -1,0 +1,94 @@
+"""When a business is open, answered from what its pages say about days and hours:
+"Are they open on Sundays?", "What time do they close?", "Are they open after 8 pm?".
+
+Days are read by :mod:`leadengine.judgement.days`; hours ("9:00-18:00", "10 โมงเช้า ถึง
+2 ทุ่ม", "မနက် ၉ နာရီ မှ ညနေ ၆ နာရီ") by :func:`leadengine.judgement.values.hours_of`.
+Opening hours are looked for in lines that say they are hours (open, hours, a day's
+name, เปิด, ဖွင့်) before any other line with two times.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from leadengine.judgement.answer import NOT_ANSWERED, Answer, evidence_of
+from leadengine.judgement.days import line_sayings
+from leadengine.judgement.sentences import Line
+from leadengine.judgement.values import hours_of, minutes, times_in
+
+#: A line that says it gives opening hours.
+_HOURS_WORDS = re.compile(
+    r"(?<![a-z])(?:open|opens|opening|hours|daily|every day|mon|tue|wed|thu|fri|sat|sun|"
+    r"weekdays?|weekends?)|เปิด|เวลา|ทุกวัน|จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์|ဖွင့်|"
+    r"နေ့|အချိန်", re.I)
+#: "after 8 pm", "later than 9", "past 22:00": asks about the evening; "before", "earlier
+#: than": the morning.
+_AFTER = re.compile(r"\b(?:after|later than|past|until|till)\b", re.I)
+_BEFORE = re.compile(r"\b(?:before|earlier than|by)\b", re.I)
+
+
+def day_answer(day: int, lines: Sequence[Line]) -> Answer | None:
+    """Whether the business is open on ``day`` (0 = Monday): a line naming the day,
+    else one covering it (a range, "daily", weekends), else a weekly day off that is
+    another day (an inference: less confident); unknown when the site says something
+    about days but not this; None when it says nothing about days at all."""
+    named: Answer | None = None
+    covered: Answer | None = None
+    day_off: Answer | None = None
+    spoke = False
+    for line in lines:
+        for said, joined in line_sayings(line.text, line.after):
+            spoke = True
+            quote = f"{evidence_of(line)} {line.after}".strip() if joined else evidence_of(line)
+            value = "no" if day in said.closed else "yes"
+            if day in said.named and named is None:
+                named = Answer(value, quote, line.source, 0.9)
+            elif day in said.open | said.closed and covered is None:
+                covered = Answer(value, quote, line.source, 0.8)
+            elif said.closed and day not in said.closed and said.closed <= said.named \
+                    and len(said.closed) <= 2 and not said.open and day_off is None:
+                day_off = Answer("yes", quote, line.source, 0.6)
+    found = named or covered or day_off
+    if found is not None:
+        return found
+    return NOT_ANSWERED if spoke else None
+
+
+def hours_lines(lines: Sequence[Line]) -> list[tuple[Line, tuple[str, str]]]:
+    """The lines giving opening hours, with (opens, closes): those saying they are
+    hours first, then any other line with two times, each in page order."""
+    found = [(line, hours) for line in lines
+             if (hours := hours_of(line.text)) is not None]
+    said = [item for item in found if _HOURS_WORDS.search(item[0].text)]
+    return said + [item for item in found if item not in said]
+
+
+def time_answer(closing: bool, lines: Sequence[Line]) -> Answer | None:
+    """The time the business opens (or, ``closing``, closes) by the first opening hours
+    on its pages; None when no line gives hours."""
+    found = hours_lines(lines)
+    if not found:
+        return None
+    line, (opens, closes) = found[0]
+    return Answer(closes if closing else opens, evidence_of(line), line.source, 0.8)
+
+
+def late_answer(ask: str, lines: Sequence[Line]) -> Answer | None:
+    """"Are they open after 8 pm?" (or before 7 am): yes when any opening hours reach
+    past (or start before) the time asked, no when hours are given and none do; None
+    when the question names no time or the site gives no hours."""
+    asked = times_in(ask)
+    late, early = _AFTER.search(ask), _BEFORE.search(ask)
+    if len(asked) != 1 or not (late or early):
+        return None
+    found = hours_lines(lines)
+    if not found:
+        return None
+    when = minutes(asked[0][1])
+    for line, (opens, closes) in found:
+        if (late and minutes(closes) > when) or (early and not late
+                                                 and minutes(opens) < when):
+            return Answer("yes", evidence_of(line), line.source, 0.75)
+    line = found[0][0]
+    return Answer("no", evidence_of(line), line.source, 0.6)

@@ -1,0 +1,68 @@
+"""Whether a sentence says yes or no: negation in English, Thai and Burmese, scoped
+to a clause; and a page's own questions (an FAQ's "Do you deliver?") answered by the
+sentence after them."""
+
+from __future__ import annotations
+
+import re
+
+#: Phrases that negate a need, and so say yes ("no booking needed": walk-ins welcome).
+NO_NEED = re.compile(
+    r"no need|not (?:needed|required|necessary)|no (?:prior )?(?:booking|appointment|"
+    r"reservation)s? (?:is |are )?(?:needed|required|necessary)|without (?:an? )?"
+    r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလိုပါ|မလို"
+    # Free is no negation: "no charge", ไม่มีค่าใช้จ่าย, ငွေမယူ (no money taken).
+    r"|no (?:extra )?(?:charge|cost|fee)s?|free of charge|ไม่มีค่าใช้จ่าย|ไม่เสียค่า\S*"
+    r"|ไม่คิดค่า\S*|ငွေမယူ|ခ\s?မယူ"
+    # Burmese "without booking": ဘွတ်ကင် မလုပ်ဘဲ (not doing a booking, ...).
+    r"|(?:ဘွတ်ကင်|ဘိုကင်|ချိန်းဆို|စာရင်းပေး)\s?မ[^\s။]*ဘဲ"
+    # A public holiday is an "office-closed day" (ရုံးပိတ်ရက်), a holiday a "stop day".
+    r"|ရုံးပိတ်ရက်|ပိတ်ရက်|วันหยุด\S*", re.I)
+#: A clause that says the opposite: English words, and Thai and Burmese markers.
+NEGATION = re.compile(
+    r"(?<![\w])(?:no|not|never|none|without|cannot|can't|cant|don't|dont|doesn't|"
+    r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't)(?![\w])"
+    # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful).
+    r"|ไม่|งด(?!งาม)|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
+    # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ.
+    r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]*?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
+    r"(?![\u1000-\u1021]))"
+    # ...or starts a word with it: မပြုလုပ်ပါ (does not do), မယူပါ (does not take).
+    r"|(?<![\u1000-\u109f])မ(?=[\u1000-\u1021][\u1000-\u109f]*?(?:ပါ|ဘူး|ဘဲ)"
+    r"(?![\u1000-\u1021]))", re.I)
+#: Where a line's clauses end (a negation only answers for its own clause).
+#: "Parking: none" is one clause (what a label is followed by answers it).
+CLAUSE = re.compile(r"[,;!?|•·()\[\]။၊]|[.](?:\s|$)"
+                    r"|\s(?:but|however|while|although)\s|\s[-–—]\s|—")
+
+
+#: A sentence that asks (an FAQ's question): "?", Thai ไหม / มั้ย / หรือเปล่า / หรือไม่ /
+#: ใช่ไหม at its end, Burmese လား / လဲ.
+_ASKED = re.compile(r"[?？]\s*$|(?:ไหม|มั้ย|มั๊ย|หรือเปล่า|หรือไม่|ได้ไหม|ใช่ไหม)"
+                    r"\s*(?:คะ|ครับ|ค่ะ|คับ)?\s*[?]?\s*$|(?:လား|လဲ|သလဲ)\s*[။?]?\s*$")
+#: How an answer to a yes/no question begins.
+_YES = re.compile(r"^\W*(?:yes|yep|yeah|sure|of course|absolutely|definitely|we do|we can|"
+                  r"we are|ใช่|ได้|มี|ဟုတ်|ရပါတယ်|ရှိပါတယ်|ရပါသည်|ရှိပါသည်)", re.I)
+_NO = re.compile(r"^\W*(?:no|nope|sorry|unfortunately|not|we don't|we do not|we can't|"
+                 r"we cannot|ไม่|ขออภัย|ขอโทษ|မရှိ|မရ|မလုပ်|မပို့|မလက်ခံ|ဟင့်အင်း)", re.I)
+
+
+def is_asked(text: str) -> bool:
+    """Whether the sentence is a question (an FAQ's)."""
+    return _ASKED.search(text) is not None
+
+
+def negated(clause: str) -> bool:
+    """Whether ``clause`` says no ("no need to book" does not)."""
+    return NEGATION.search(NO_NEED.sub(" ", clause)) is not None
+
+
+def faq_answer(answer: str) -> str:
+    """What the sentence answering a page's own question says: "yes" or "no", by its
+    first words, else by whether its first clause is negated."""
+    if _NO.search(answer):
+        return "no"
+    if _YES.search(answer):
+        return "yes"
+    first = next((p for p in CLAUSE.split(answer) if p and p.strip()), answer)
+    return "no" if negated(first) else "yes"
