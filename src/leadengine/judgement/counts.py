@@ -53,3 +53,38 @@ def near_number(clause: str, counts: Callable[[str], bool]) -> int | None:
         if counts(plain[end:end + _REACH]) or counts(plain[max(0, start - _REACH):start]):
             return value
     return found[0][2]
+
+
+#: "What is the lowest price?", "the cheapest", "prices start from": the smallest
+#: amount; "the highest price", "most expensive": the largest.
+_LOWEST = re.compile(r"\b(?:lowest|cheapest|minimum|min|starting|least expensive)\b", re.I)
+_HIGHEST = re.compile(r"\b(?:highest|most expensive|maximum|max|dearest)\b", re.I)
+_PRICE_WORDS = re.compile(r"\b(?:price|prices|cost|costs|fee|fees|rate|rates|charge)\b", re.I)
+#: Currencies, and the ".-" Thai price lists end an amount with (120.-).
+_CURRENCY = r"(?:baht|thb|บาท|฿|ks|kyats?|ကျပ်|mmk|usd|us\$|\$|dollars?|\.-|,-)"
+_NUMBER_TEXT = r"\d[\d,]*(?:\.\d+)?"
+_AMOUNT = re.compile(
+    rf"(?:(?<![a-z]){_CURRENCY}\s?({_NUMBER_TEXT}))"
+    rf"|(?:({_NUMBER_TEXT})(?:\s?[-–]\s?({_NUMBER_TEXT}))?\s?{_CURRENCY}(?![a-z]))", re.I)
+
+
+def asks_price(ask: str) -> str | None:
+    """"lowest" or "highest" when ``ask`` asks for the lowest or highest price."""
+    if not _PRICE_WORDS.search(ask):
+        return None
+    if _LOWEST.search(ask):
+        return "lowest"
+    return "highest" if _HIGHEST.search(ask) else None
+
+
+def amounts(text: str) -> list[int]:
+    """The amounts of money ``text`` writes (a number with its currency: 1,200 baht,
+    ฿350, ၅၀,၀၀၀ ကျပ်, 25,000 Ks), rounded to whole units."""
+    found = []
+    for match in _AMOUNT.finditer(text.translate(DIGITS)):
+        for number in (match.group(1), match.group(2), match.group(3)):
+            try:
+                found.append(round(float((number or "").replace(",", ""))))
+            except ValueError:
+                continue
+    return [amount for amount in found if amount > 0]

@@ -65,6 +65,10 @@ _EXCEPT = re.compile(r"(?<![a-z])(?:except|but not|excluding)(?![a-z])|ยกเ
 _OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|including|"
                    r"incl|accept|accepted|orders?|service|serving)(?![a-z])|"
                    r"เปิด|ทำการ|ให้บริการ|รวมถึง|รวมวัน|ဖွင့်|အပါအဝင်|လက်ခံ|ဝန်ဆောင်", re.I)
+#: No day off: open every day (หยุด and ပိတ် inside would read as closed).
+_NO_DAY_OFF = re.compile(r"(?<![a-z])(?:no days? off|never closed|all year(?: round)?|"
+                         r"year-round|365 days)(?![a-z])|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|"
+                         r"ပိတ်ရက်\s?မရှိ", re.I)
 #: Where a line's parts about different days end.
 _PART = re.compile(r"[;|•။]|\s/\s|(?<=[0-9\u0e50-\u0e59\u1040-\u1049])\s*,\s*"
                    r"(?=\D)")
@@ -117,6 +121,7 @@ def _covered(text: str) -> tuple[set[int], set[int]]:
 def saying(text: str) -> DaySaying | None:
     """What ``text`` (one part of a line) says about days, None when it names none or
     says neither open nor closed about them."""
+    text = _NO_DAY_OFF.sub(" open every day ", text)
     cut = _EXCEPT.search(text)
     head, tail = (text[:cut.start()], text[cut.end():]) if cut else (text, "")
     spans, named = _covered(head)

@@ -74,6 +74,9 @@ def clauses(question: Question) -> list[Question]:
                         if any(weight == 1.0 for _, weight, _, _ in wanted(part).keys))]
 
 
+_LISTED = re.compile(r"[a-z-]+(?:,\s*[a-z-]+)+,?\s+or\s+[a-z-]+")
+
+
 def wanted(question: Question) -> Wanted:
     """The question's key stems: its words (not the asking ones) and its hints' (a
     Thai or Burmese hint brings the English words it means), each with the phrases
@@ -85,6 +88,11 @@ def wanted(question: Question) -> Wanted:
     for before, middle, after in zip(asked, asked[1:], asked[2:], strict=False):
         if middle == "or" and before not in ASKING and after not in ASKING:
             either.setdefault(stem(before), set()).add(stem(after))
+    # "rooms, seats or beds": one key met by any of them.
+    for listed in _LISTED.finditer(re.sub(r"\([^)]*\)", " ", question.ask.lower())):
+        items = [w for w in re.split(r",\s*|\s+or\s+", listed.group()) if w]
+        if len(items) >= 3 and not set(items) & ASKING:
+            either.setdefault(stem(items[0]), set()).update(stem(w) for w in items[1:])
     alternatives = {s for found in either.values() for s in found}
     words = [w for w in asked if w not in STOP_WORDS and w not in ASKING]
     words += [w for hint in question.hints for w in LATIN_WORD.findall(hint.lower())]

@@ -13,6 +13,8 @@ NO_NEED = re.compile(
     r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလိုပါ|မလို"
     # Free is no negation: "no charge", ไม่มีค่าใช้จ่าย, ငွေမယူ (no money taken).
     r"|no (?:extra )?(?:charge|cost|fee)s?|free of charge|ไม่มีค่าใช้จ่าย|ไม่เสียค่า\S*"
+    # No day off: open every day.
+    r"|no days? off|never closed|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|ပိတ်ရက်\s?မရှိ"
     r"|ไม่คิดค่า\S*|ငွေမယူ|ခ\s?မယူ"
     # Burmese "without booking": ဘွတ်ကင် မလုပ်ဘဲ (not doing a booking, ...).
     r"|(?:ဘွတ်ကင်|ဘိုကင်|ချိန်းဆို|စာရင်းပေး)\s?မ[^\s။]*ဘဲ"

@@ -37,7 +37,7 @@ from leadengine.judgement.answer import (
     evidence_of,
 )
 from leadengine.judgement.choices import choice_answer
-from leadengine.judgement.counts import COPYRIGHT, number_answer
+from leadengine.judgement.counts import COPYRIGHT, amounts, asks_price, number_answer
 from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.matching import (
     Wanted,
@@ -58,21 +58,40 @@ from leadengine.judgement.sentences import (
     stems_of,
     translated,
 )
-from leadengine.judgement.values import time_of
+from leadengine.judgement.values import number_in, time_of
 from leadengine.knowledge.rules import Question
 from leadengine.retrieval.tokenize import STOP_WORDS
 
 
 def _clause(line: Line, want: Wanted) -> str:
-    """The clause of ``line`` that holds the most of the question's words."""
+    """The clause of ``line`` that holds the most of the question's words. Thai marks
+    its clauses with spaces: there a clause is one space-separated piece, with the
+    piece after it when that one holds none of the question's words (its comment:
+    "บัตรเครดิต ไม่รับ", credit cards, not taken) and the one before it when that one is
+    only a negation ("ขออภัย ไม่ มีที่จอดรถ")."""
     parts = [p for p in CLAUSE.split(line.text) if p and p.strip()]
-    if len(parts) <= 1:
+    pieces = [q for p in parts for q in (_THAI_SPACE.split(p) if _THAI.search(p) else [p])
+              if q.strip()]
+    if len(pieces) <= 1:
         return line.text
 
     def held(part: str) -> int:
         return len(matched(want, frozenset(stems_of(part) | translated(part)), part))
 
-    return max(parts, key=held)
+    counts = [held(piece) for piece in pieces]
+    best = max(range(len(pieces)), key=lambda i: counts[i])
+    clause = pieces[best]
+    if pieces[best] not in parts:  # a Thai piece: its comment and its negation
+        if best + 1 < len(pieces) and counts[best + 1] == 0:
+            clause = f"{clause} {pieces[best + 1]}"
+        if best > 0 and _THAI_NEGATION_ONLY.fullmatch(pieces[best - 1].strip()):
+            clause = f"{pieces[best - 1]} {clause}"
+    return clause
+
+
+_THAI = re.compile(r"[\u0e00-\u0e7f]")
+_THAI_SPACE = re.compile(r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
+_THAI_NEGATION_ONLY = re.compile(r"ไม่|ไม่ได้|ยังไม่|งด|ไม่มี|ขออภัย\S*|ขอโทษ\S*")
 
 
 def answer_offline(question: Question, lines: Sequence[Line],
@@ -89,8 +108,16 @@ def answer_offline(question: Question, lines: Sequence[Line],
     timed = _opening(question, lines)
     if timed is not None:
         return timed
-    if question.type == "number":  # a copyright's year is not the business's
-        lines = [line for line in lines if not COPYRIGHT.search(line.text)]
+    which = asks_price(question.ask) if question.type == "number" else None
+    if which is not None:  # "What is the lowest price?": every amount on the pages
+        priced = [(amount, line) for line in lines for amount in amounts(line.text)]
+        if not priced:
+            return NOT_ANSWERED
+        amount, line = (min if which == "lowest" else max)(priced, key=lambda x: x[0])
+        return Answer(amount, evidence_of(line), line.source, 0.7)
+    if question.type == "number":  # a line with a number (a copyright's year is not one)
+        lines = [line for line in lines
+                 if not COPYRIGHT.search(line.text) and number_in(line.text) is not None]
     best: tuple[Line, float, Wanted] | None = None
     for part in clauses(question):
         want = wanted(part)
