@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from leadengine.judgement.answer import NOT_ANSWERED, UNKNOWN, Answer, evidence_of
-from leadengine.judgement.matching import Wanted, matched, meets
+from leadengine.judgement.matching import Wanted, forms, matched
 from leadengine.judgement.polarity import CLAUSE, negated
 from leadengine.judgement.sentences import LATIN_WORD, Line, stems_of, translated, vocabulary
 from leadengine.knowledge.rules import Question
@@ -65,7 +65,7 @@ def _option(options: Sequence[str], line: Line) -> tuple[str | None, float]:
         stems = stems_of(option) or translated(option)
         if not stems:
             continue
-        share = sum(1 for s in stems if any(meets(s, t) for t in line.stems)) / len(stems)
+        share = sum(1 for s in stems if not forms(s).isdisjoint(line.stems)) / len(stems)
         if share >= 0.66 and (share > held or (share == held and best is not None and
                                                 _place(option, line.text) <
                                                 _place(best, line.text))):

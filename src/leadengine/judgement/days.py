@@ -58,8 +58,8 @@ _WEEKDAYS = re.compile(r"(?<![a-z])weekdays?(?![a-z])|วันธรรมด�
 #: Words that make the days they go with closed (ปิด not inside เปิด).
 _CLOSED = re.compile(
     r"(?<![a-z])(?:closed?|closes|closing day|day off|days off|rest day|we rest|"
-    r"no service|shut|(?:not|n't|never)\s+(?:be\s+)?open)(?![a-z])|ไม่(?:ได้)?(?:เปิด|ทำการ)|"
-    r"မဖွင့်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|နားရက်|နားပါ", re.I)
+    r"no service|shut|(?:not|never)\s+(?:be\s+)?open)(?![a-z])|n't\s+(?:be\s+)?open|"
+    r"ไม่(?:ได้)?(?:เปิด|ทำการ)|မဖွင့်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|နားရက်|နားပါ", re.I)
 _EXCEPT = re.compile(r"(?<![a-z])(?:except|but not|excluding)(?![a-z])|ยกเว้น|เว้น|မှလွဲ|"
                      r"မပါ", re.I)
 _OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|including|"

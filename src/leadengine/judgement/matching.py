@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from leadengine.judgement.polarity import NO_NEED
 from leadengine.judgement.sentences import (
@@ -45,12 +45,50 @@ class Wanted:
     def total(self) -> float:
         return sum(key[1] for key in self.keys)
 
+    @cached_property
+    def tests(self) -> tuple[tuple[str, frozenset[str], re.Pattern[str] | None,
+                                   re.Pattern[str] | None], ...]:
+        """Per key, made once: (the key, every stem that :func:`meets` it or one of its
+        synonyms, a pattern of its opposite phrases, one of the phrases in which its
+        word means something else but those the question says)."""
+        asked = {k for k, _, _, _ in self.keys}
+        return tuple(
+            (key, frozenset(f for word in (key, *synonyms) for f in forms(word)),
+             phrases_pattern(opposites),
+             phrases_pattern(tuple(p for p in vocabulary().unrelated.get(key, ())
+                                   if not _phrase_stems(p) <= asked)))
+            for key, _, synonyms, opposites in self.keys)
+
 
 #: What a word's stem may have past another's and still be the same word (Snowball
 #: leaves "deliv" and "deliveri", "child" and "children"); "takeaway" is not "take",
 #: "homemad" not "home".
 _ENDINGS = frozenset({"", "e", "s", "es", "i", "y", "ri", "eri", "er", "ers", "in", "ing",
                       "ren", "ship", "al", "ion", "ment", "ed"})
+
+
+@cache
+def forms(stem: str) -> frozenset[str]:
+    """Every stem that :func:`meets` ``stem``."""
+    found = {stem}
+    if len(stem) >= 4:
+        found |= {stem + ending for ending in _ENDINGS}
+    found |= {stem[:-len(e)] for e in _ENDINGS
+              if e and stem.endswith(e) and len(stem) - len(e) >= 4}
+    return frozenset(found)
+
+
+@cache
+def phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern finding any of ``phrases`` (casefolded) as :func:`says` does: Latin
+    ones as whole words; Thai and Burmese ones anywhere, but ปิด (closed) inside เปิด
+    (open)."""
+    if not phrases:
+        return None
+    parts = [rf"(?<![\w]){re.escape(p)}(?![\w])" if p.isascii() else
+             (rf"(?<!เ){re.escape(p)}" if p.startswith("ปิด") else re.escape(p))
+             for p in sorted(set(phrases), key=len, reverse=True)]
+    return re.compile("|".join(parts))
 
 
 def meets(stem: str, other: str) -> bool:
@@ -86,7 +124,8 @@ def wanted(question: Question) -> Wanted:
     # "credit or debit cards": one key met by either word.
     either: dict[str, set[str]] = {}
     for before, middle, after in zip(asked, asked[1:], asked[2:], strict=False):
-        if middle == "or" and before not in ASKING and after not in ASKING:
+        if middle == "or" and before not in ASKING and after not in ASKING \
+                and stem(before) not in _SOFT and stem(after) not in _SOFT:
             either.setdefault(stem(before), set()).add(stem(after))
     # "rooms, seats or beds": one key met by any of them.
     for listed in _LISTED.finditer(re.sub(r"\([^)]*\)", " ", question.ask.lower())):
@@ -117,20 +156,16 @@ def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
     """The keys a line (its stems and text) holds, or holds the opposite of; "year"
     is held by a year written in it, "time" by a time of day."""
     folded = text.casefold()
-    return [key for key, _, synonyms, opposites in want.keys
-            if not any(says(p, folded) for p in _unrelated(want, key))
-            and (any(meets(key, s) or any(meets(o, s) for o in synonyms) for s in stems)
-            or any(says(phrase, folded) for phrase in opposites)
-            or (key == "year" and year_in(text) is not None)
-            or (key in ("time", "open") and time_of(text) is not None))]
-
-
-def _unrelated(want: Wanted, key: str) -> tuple[str, ...]:
-    """The phrases in which ``key``'s word means something else, but those the question
-    itself says ("Can customers book online?" is about "online booking")."""
-    asked = {k for k, _, _, _ in want.keys}
-    return tuple(phrase for phrase in vocabulary().unrelated.get(key, ())
-                 if not _phrase_stems(phrase) <= asked)
+    held = []
+    for key, met, opposite, unrelated in want.tests:
+        if not met.isdisjoint(stems):
+            if unrelated is None or unrelated.search(folded) is None:
+                held.append(key)
+        elif (opposite is not None and opposite.search(folded) is not None) \
+                or (key == "year" and year_in(text) is not None) \
+                or (key in ("time", "open") and time_of(text) is not None):
+            held.append(key)
+    return held
 
 
 @cache

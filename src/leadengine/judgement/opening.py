@@ -17,11 +17,13 @@ from leadengine.judgement.days import line_sayings
 from leadengine.judgement.sentences import Line
 from leadengine.judgement.values import hours_of, minutes, times_in
 
-#: A line that says it gives opening hours.
+#: A line that says it gives opening hours, and one that names days (less sure).
 _HOURS_WORDS = re.compile(
-    r"(?<![a-z])(?:open|opens|opening|hours|daily|every day|mon|tue|wed|thu|fri|sat|sun|"
-    r"weekdays?|weekends?)|เปิด|เวลา|ทุกวัน|จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์|ဖွင့်|"
-    r"နေ့|အချိန်", re.I)
+    r"(?<![a-z])(?:open|opens|opening|hours|business hours)(?![a-z])|เปิด|เวลาทำการ|"
+    r"เวลาเปิด|ဖွင့်|ဆိုင်ဖွင့်ချိန်", re.I)
+_DAY_WORDS = re.compile(
+    r"(?<![a-z])(?:daily|every day|mon|tue|wed|thu|fri|sat|sun|weekdays?|weekends?)|ทุกวัน|"
+    r"จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์|နေ့", re.I)
 #: "after 8 pm", "later than 9", "past 22:00": asks about the evening; "before", "earlier
 #: than": the morning.
 _AFTER = re.compile(r"\b(?:after|later than|past|until|till)\b", re.I)
@@ -57,11 +59,13 @@ def day_answer(day: int, lines: Sequence[Line]) -> Answer | None:
 
 def hours_lines(lines: Sequence[Line]) -> list[tuple[Line, tuple[str, str]]]:
     """The lines giving opening hours, with (opens, closes): those saying they are
-    hours first, then any other line with two times, each in page order."""
+    hours first, then those naming days, then any other line with two times, each in
+    page order."""
     found = [(line, hours) for line in lines
              if (hours := hours_of(line.text)) is not None]
     said = [item for item in found if _HOURS_WORDS.search(item[0].text)]
-    return said + [item for item in found if item not in said]
+    days = [item for item in found if item not in said and _DAY_WORDS.search(item[0].text)]
+    return said + days + [item for item in found if item not in said and item not in days]
 
 
 def time_answer(closing: bool, lines: Sequence[Line]) -> Answer | None:

@@ -59,12 +59,13 @@ def negated(clause: str) -> bool:
     return NEGATION.search(NO_NEED.sub(" ", clause)) is not None
 
 
-def faq_answer(answer: str) -> str:
+def faq_answer(answer: str, clause: str = "") -> str:
     """What the sentence answering a page's own question says: "yes" or "no", by its
-    first words, else by whether its first clause is negated."""
+    first words, else by whether ``clause`` (the one about what was asked; by default
+    its first) is negated."""
     if _NO.search(answer):
         return "no"
     if _YES.search(answer):
         return "yes"
-    first = next((p for p in CLAUSE.split(answer) if p and p.strip()), answer)
-    return "no" if negated(first) else "yes"
+    clause = clause or next((p for p in CLAUSE.split(answer) if p and p.strip()), answer)
+    return "no" if negated(clause) else "yes"

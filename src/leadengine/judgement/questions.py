@@ -161,7 +161,9 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
     FAQ's "Do you deliver?") is answered by the line after it; a heading ("Parking")
     is answered "no" by a line after it that begins negated ("Not available")."""
     if is_asked(line.text) and line.after:
-        said = "no" if opposed(want, line.after) else faq_answer(line.after)
+        answer = Line(line.after, line.source, frozenset())
+        said = "no" if opposed(want, line.after) else faq_answer(line.after,
+                                                                 _clause(answer, want))
         return Answer(said, evidence_of(Line(f"{line.text} {line.after}", "", frozenset())),
                       line.source, confidence)
     if negated(clause) or opposed(want, clause):

@@ -5,10 +5,12 @@ year (a Thai Buddhist-era year turned into the common era), a time of day as HH:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import pairwise
 
 DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
-NUMBER = re.compile(r"(?<![\d:.,/-])\d{1,4}(?![\d:/]|\.\d)")
+#: A count: not part of a longer number, a time, a date or a percentage.
+NUMBER = re.compile(r"(?<![\d:.,/-])\d{1,4}(?![\d:/%]|\.\d|\s?%)")
 
 #: Number words, English, Thai and Burmese (a count of branches is often written out).
 NUMBER_WORDS = {
@@ -81,7 +83,8 @@ def _spelled(plain: str) -> str:
     return plain
 
 
-def times_in(text: str) -> list[tuple[int, str]]:
+@lru_cache(maxsize=8192)
+def times_in(text: str) -> tuple[tuple[int, str], ...]:
     """Every time of day in ``text``, (where it starts, HH:MM), in order (9.00, 7 pm,
     10 โมงเช้า, မနက် ၆ နာရီ; "9-18" as 9:00 and 18:00 where it stands for hours)."""
     plain = _spelled(text.translate(DIGITS))
@@ -105,7 +108,7 @@ def times_in(text: str) -> list[tuple[int, str]]:
             first, last = int(bare.group(1)), int(bare.group(2))
             if first < last <= 24:
                 found += [(bare.start(1), f"{first}:00"), (bare.start(2), f"{last % 24}:00")]
-    return sorted(set(found))
+    return tuple(sorted(set(found)))
 
 
 def time_of(text: str) -> str | None:
@@ -114,6 +117,7 @@ def time_of(text: str) -> str | None:
     return found[0][1] if found else None
 
 
+@lru_cache(maxsize=8192)
 def hours_of(text: str) -> tuple[str, str] | None:
     """The first opening hours in ``text``: a time, a dash (or "to", ถึง, မှ...) and a
     later time, as (opens, closes); None when it holds no such pair."""

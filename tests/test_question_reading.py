@@ -1,0 +1,205 @@
+"""How the offline answerer reads what a page says: opening days and hours, a page's
+own FAQ, label cells, "no appointment needed", words that mean something else, prices,
+counts and choices, in English, Thai and Burmese. The sentences are written from how
+these languages say such things, not copied from the labelled sets."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+
+from leadengine.judgement.days import line_sayings
+from leadengine.judgement.opening import day_answer
+from leadengine.judgement.polarity import negated
+from leadengine.judgement.questions import answer_all
+from leadengine.judgement.sentences import site_lines
+from leadengine.judgement.values import hours_of, times_in
+from leadengine.knowledge import Question
+
+SUNDAY = 6
+
+
+def q(ask: str, kind: str = "yes_no", **extra: Any) -> Question:
+    return Question(id="q", ask=ask, type=kind, **extra)
+
+
+def answer(question: Question, *lines: str) -> tuple[Any, str]:
+    found = answer_all([question], [("https://x.example/", "\n".join(lines))])["q"]
+    return found.value, found.evidence
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Open Mon–Sat 9:00–18:00", "unknown"),  # Sunday left out: nothing said about it
+    ("Open Tue–Sun 10am–8pm. Closed Mondays.", "yes"),  # a range through Sunday
+    ("Mon-Sat 9-18, Sun closed", "no"),
+    ("We are open daily from 8 am to 10 pm", "yes"),
+    ("Open every day except Sunday", "no"),
+    ("Open every day except Wednesday", "yes"),
+    ("Closed on Wednesdays", "yes"),  # a weekly day off that is another day
+    ("Sunday\nClosed", "no"),  # a table row: the day, then what it is
+    ("Sunday\n10:00 - 16:00", "yes"),
+    ("Sat & Sun: 10:00-16:00", "yes"),
+    ("We don't open on Sundays", "no"),
+    ("We are open all year round, 9am-6pm", "yes"),
+    ("Closed daily 14:00-15:00 for lunch", None),  # a break, not a day off
+    ("There is a Sunday market nearby.", None),  # a day, but nothing about opening
+    ("We sat down with the owner. The sun is out.", None),  # "sat", "sun": no days
+    ("เปิดทุกวัน 10.00-20.00 น.", "yes"),
+    ("เปิด จันทร์-เสาร์ 9.00-18.00 น. หยุดวันอาทิตย์", "no"),
+    ("ร้านหยุดทุกวันพุธ", "yes"),  # every Wednesday off (ทุกวันพุธ is not "every day")
+    ("เปิดวันอังคาร - วันอาทิตย์ 11 โมงถึง 2 ทุ่ม", "yes"),
+    ("จ.-ส. 8.30-17.30 น.", "unknown"),  # short Thai day names, the hours on their own line
+    ("ไม่เปิดวันอาทิตย์", "no"),
+    ("เปิดทุกวันไม่มีวันหยุด 8.00-20.00", "yes"),  # no day off: every day
+    ("อาทิตย์ละ 2 ครั้ง เปิด 9.00", None),  # อาทิตย์ละ: "a week", not Sunday
+    ("တနင်္လာမှ စနေအထိ မနက် ၉ နာရီမှ ညနေ ၆ နာရီ ဖွင့်ပါသည်။", "unknown"),
+    ("တနင်္ဂနွေနေ့ ပိတ်ပါသည်။", "no"),
+    ("တနင်္ဂနွေနေ့ မဖွင့်ပါ", "no"),
+    ("နေ့စဉ် ဖွင့်ပါသည်။", "yes"),
+])
+def test_a_day_is_open_by_what_the_page_says_about_days(text: str, said: str | None) -> None:
+    found = day_answer(SUNDAY, site_lines([("u", text)]))
+    assert (found.value if found is not None else None) == said
+
+
+def test_a_day_answer_quotes_a_table_row_whole() -> None:
+    found = day_answer(SUNDAY, site_lines([("u", "Opening hours\nSunday\nClosed")]))
+    assert found is not None and (found.value, found.evidence) == ("no", "Sunday Closed")
+    assert line_sayings("Hours: Mon, Wed, Fri 9:00-17:00")[0][0].open == {0, 2, 4}
+
+
+@pytest.mark.parametrize(("text", "times"), [
+    ("เปิดบ่ายโมง ถึง สองทุ่ม", ("13:00", "20:00")),
+    ("เที่ยง - 4 ทุ่ม", ("12:00", "22:00")),
+    ("เช้า 7 โมง ถึง 4 โมง", ("7:00", "16:00")),
+    ("open noon to midnight", ("12:00", "0:00")),
+    ("မနက် ၉ နာရီ မှ ညနေ ၆ နာရီ", ("9:00", "18:00")),
+    ("Mon-Sat 9-18", ("9:00", "18:00")),
+    ("9.00-17.00", ("9:00", "17:00")),
+    ("ages 5-12 years", None),
+])
+def test_opening_hours_in_any_way_they_are_written(text: str, times: Any) -> None:
+    assert hours_of(text) == times
+
+
+def test_no_percentage_or_age_range_is_a_time() -> None:
+    assert times_in("Happy hour: all rooms 20% off") == ()
+    assert times_in("ages 5-12 years") == ()
+
+
+def test_opening_and_closing_times_and_late_opening() -> None:
+    page = ("Welcome to our shop", "Delivery from 9:00 to 11:00 on weekdays",
+            "Opening hours: Mon-Sat 10:00 - 21:30")
+    assert answer(q("What time do they open?", "text"), *page)[0] == "10:00"
+    assert answer(q("What time do they close?", "text"), *page)[0] == "21:30"
+    assert answer(q("Are they open after 8 pm?"), *page)[0] == "yes"
+    assert answer(q("Are they open after 10 pm?"), *page)[0] == "no"
+    assert answer(q("What time do they close?", "text"), "ร้านเปิด 10 โมงเช้า ถึง 2 ทุ่ม")[0] \
+        == "20:00"
+
+
+def test_the_pages_own_faq_is_answered_by_the_line_after_it() -> None:
+    assert answer(q("Do they deliver?"), "Do you deliver?", "No, pick-up only.") == (
+        "no", "Do you deliver? No, pick-up only.")
+    assert answer(q("Do they accept credit or debit cards?"), "Can I pay by card?",
+                  "Cash only, kyat or US dollars.")[0] == "no"
+    assert answer(q("Is there free Wi-Fi?"), "Wi-Fi in the car?",
+                  "Add a pocket router for 150 THB a day, it isn't free, sorry.")[0] == "no"
+    assert answer(q("Is there parking?"), "มีที่จอดรถไหมคะ", "มีค่ะ จอดได้ 10 คัน")[0] == "yes"
+
+
+def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
+    assert answer(q("Is there parking?"), "Parking:", "Not available, please take the BTS.")[0] \
+        == "no"
+    assert answer(q("Is there parking?"), "Parking: no charge for customers")[0] == "yes"
+    # A short line that is not a label of what is asked says nothing about the next one.
+    assert answer(q("Do they deliver?"), "บริการจัดส่งถึงบ้านฟรี", "ขออภัย ไม่มีที่จอดรถ")[0] == "yes"
+
+
+@pytest.mark.parametrize(("ask", "line", "said"), [
+    ("Do they take walk-ins?", "No appointment needed, just come in.", "yes"),
+    ("Do they take walk-ins?", "ไม่ต้องจองล่วงหน้า มาได้เลย", "yes"),
+    ("Do they take walk-ins?", "ကြိုတင်ချိန်းဆိုစရာ မလိုပါ", "yes"),
+    ("Do they take walk-ins?", "ကြိုတင် ဘွတ်ကင် မလုပ်ဘဲ တိုက်ရိုက် လာလည်း ရပါတယ်", "yes"),
+    ("Do they take walk-ins?", "By appointment only.", "no"),
+    ("Do they take walk-ins?", "A 5-minute walk from the BTS station.", "unknown"),
+    ("Do they have a LINE account?", "Order on LINE MAN or Grab.", "unknown"),
+    ("Do they have a LINE account?", "Add our LINE: @sweetbake", "yes"),
+    ("Do they offer home visits?", "Homemade cakes baked every morning.", "unknown"),
+    ("Do they offer home visits?", "We deliver medicine to your home.", "unknown"),
+    ("Do they offer home visits?", "บริการแพทย์เยี่ยมบ้านสำหรับผู้สูงอายุ", "yes"),
+    ("Do they deliver to customers?", "Flour is delivered to us by our suppliers.", "unknown"),
+    ("Can customers book online?", "We don't have online booking yet.", "no"),
+    ("Do they sell online?", "Join our online lessons on Zoom.", "unknown"),
+    ("Do the staff speak English?", "English menu available.", "unknown"),
+    ("Do the staff speak English?", "We work in Myanmar, English and Chinese.", "yes"),
+    ("Do the staff speak English?", "พนักงานพูดภาษาอังกฤษได้", "yes"),
+    ("Do they offer takeaway?", "We take cash or Visa/Mastercard.", "unknown"),
+    ("Do they accept credit or debit cards?", "บัตรเครดิต ไม่รับนะคะ", "no"),
+    ("Do they accept credit or debit cards?", "รับชำระเฉพาะเงินสดและโอนพร้อมเพย์", "no"),
+    ("Do they accept credit or debit cards?", "Show your member card for 10% off.", "unknown"),
+    ("Is there parking for customers?", "ขออภัย ไม่มีที่จอดรถ", "no"),
+    ("Do they offer a free consultation?", "ทีมงานเข้าสำรวจถึงบ้านฟรี ไม่มีค่าใช้จ่าย ปรึกษาได้", "yes"),
+    ("Do they offer home visits?", "အိမ်အရောက် လာသင်ပေးခြင်း မပြုလုပ်ပါ။", "no"),
+    ("Are they hiring?", "Bicycle hire: 5,000 Ks a day.", "unknown"),
+    ("Are pets allowed?", "Sorry, we can't take pets.", "no"),
+])
+def test_what_a_sentence_says_about_what_is_asked(ask: str, line: str, said: str) -> None:
+    assert answer(q(ask), line)[0] == said
+
+
+def test_burmese_negation_inside_and_at_the_start_of_a_verb_but_not_in_a_noun() -> None:
+    assert negated("ဘဏ်ကတ် လက်မခံပါ။")  # လက်ခံ (accept) -> လက်မခံ
+    assert negated("အိမ်အရောက် မလာပါ")
+    assert not negated("ပင်မဆိုင်ကနေ ပို့ပေးပါတယ်")  # ပင်မ: main (shop)
+    assert not negated("မနက် ၉ နာရီ ဖွင့်ပါတယ်")  # မနက်: morning
+
+
+def test_prices_counts_and_years() -> None:
+    lowest = q("What is the lowest price listed?", "number")
+    page = ("Thai massage 60 min 350 baht", "Foot massage ฿250", "Gift voucher 1,000 THB",
+            "ถอดเจล 100.-", "Open 10-22, 20% off on Mondays")
+    assert answer(lowest, *page) == (100, "ถอดเจล 100.-")
+    assert answer(q("What is the highest price?", "number"), *page)[0] == 1000
+    assert answer(lowest, "ราคา ၅၀,၀၀၀ ကျပ် နှင့် ၃,၀၀၀ ကျပ်")[0] == 3000
+    staff = q("How many staff or employees do they have?", "number")
+    assert answer(staff, "အခုဆိုရင် စားဖိုမှူး ၃ ဦး အပါအဝင် ဝန်ထမ်း ၁၂ ဦး ရှိပါတယ်။")[0] == 12
+    rooms = q("How many rooms, seats or beds do they have?", "number")
+    assert answer(rooms, "Happy hour: all rooms 20% off.", "We have 12 rooms on three floors")[0] \
+        == 12
+    years = q("How many years have they been in business?", "number")
+    assert answer(years, "© 2026 Chang Printing", "ก่อตั้งตั้งแต่ พ.ศ. 2538")[0] == \
+        datetime.date.today().year - 1995
+    assert answer(q("In what year was the business founded?", "number"),
+                  "© 2026 Chang Printing", "Founded in 2009 by two sisters")[0] == 2009
+
+
+def test_choices_name_the_first_option_never_a_negated_one_and_say_when_none_is() -> None:
+    languages = q("Which languages do the staff speak besides the local one?", "choice",
+                  options=["English", "Chinese", "Japanese", "none stated"])
+    assert answer(languages, "We speak Thai, Chinese (Mandarin) and English")[0] == "Chinese"
+    assert answer(languages, "တရုတ်စကား ပြောတတ်သော ဝန်ထမ်း ရှိပါသည်")[0] == "Chinese"
+    assert answer(languages, "Fresh noodles every day")[0] == "none stated"
+    pay = q("Which payment methods?", "choice", options=["cash only", "cards", "unknown"])
+    assert answer(pay, "Cash only, no cards.")[0] == "cash only"
+    assert answer(pay, "We don't accept card payments.")[0] == "unknown"
+    level = q("How are their prices described?", "choice",
+              options=["budget", "mid-range", "premium", "unknown"])
+    assert answer(level, "ราคาถูก อร่อย อิ่มคุ้ม")[0] == "budget"
+    assert answer(level, "Mandalay's most luxurious KTV")[0] == "premium"
+
+
+def test_a_small_sites_unmarked_pages_are_read_a_big_sites_are_not() -> None:
+    from leadengine.website.crawl import SMALL_SITE, pick_subpages
+    from leadengine.website.extract import parse_html
+
+    small = parse_html('<a href="order.html">วิธีสั่งงาน</a><a href="contact.html">Contact</a>'
+                       '<a href="gallery.html">Our work</a>')
+    assert pick_subpages(small, "http://x.example/", 4) == [
+        "http://x.example/contact.html", "http://x.example/order.html",
+        "http://x.example/gallery.html"]
+    big = parse_html("".join(f'<a href="p{i}.html">Item {i}</a>' for i in range(SMALL_SITE))
+                     + '<a href="contact.html">Contact</a>')
+    assert pick_subpages(big, "http://x.example/", 4) == ["http://x.example/contact.html"]
