@@ -15,9 +15,13 @@ COPYRIGHT = re.compile(r"©|\(c\)|copyright|สงวนลิขสิทธิ
 #: "How many years", "how long": a span of years, not a year.
 _SPAN = re.compile(r"\bhow (?:many years|long)\b", re.I)
 _WHEN = re.compile(r"\b(?:what|which) year\b|\bwhen\b", re.I)
-#: Characters either side of a number looked at for what it counts.
+#: Characters either side of a number looked at for what it counts (and, to tell a
+#: line that states a count, "12 rooms", "ห้องพัก 12 ห้อง", from one that mentions one).
 _REACH = 16
-_WORD_NUMBER = re.compile("(?<![a-z])(" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+_CLOSE = 10
+# ခုနှစ် is "year" (in a date), not "two".
+_WORD_NUMBER = re.compile("(?<![a-z])(?<!ခု)(" + "|".join(sorted(NUMBER_WORDS, key=len,
+                                                                  reverse=True))
                           + ")(?![a-z])", re.I)
 
 
@@ -39,7 +43,13 @@ def number_answer(ask: str, keys: set[str], clause: str,
     return near_number(clause, counts)
 
 
-def near_number(clause: str, counts: Callable[[str], bool]) -> int | None:
+def counted(clause: str, counts: Callable[[str], bool]) -> bool:
+    """Whether ``clause`` holds a count next to a word it counts."""
+    return near_number(clause, counts, strict=True) is not None
+
+
+def near_number(clause: str, counts: Callable[[str], bool],
+                strict: bool = False) -> int | None:
     """The first number of ``clause`` (digits in any script, or a number word) with a
     word it counts right after or before it; else the first number; None for none."""
     plain = clause.translate(DIGITS)
@@ -49,10 +59,22 @@ def near_number(clause: str, counts: Callable[[str], bool]) -> int | None:
     found.sort()
     if not found:
         return None
+    # A count is not a year, a duration, an amount or a percentage.
+    found = [item for item in found if not _NOT_A_COUNT.match(plain[item[1]:item[1] + 12])
+             and not 1900 <= item[2] <= 2700]
+    if not found:
+        return None
+    reach = _CLOSE if strict else _REACH
     for start, end, value in found:
-        if counts(plain[end:end + _REACH]) or counts(plain[max(0, start - _REACH):start]):
+        if counts(plain[end:end + reach]) or counts(plain[max(0, start - reach):start]):
             return value
-    return found[0][2]
+    return None if strict else found[0][2]
+
+
+_NOT_A_COUNT = re.compile(
+    r"\s*(?:%|percent|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|months?|years?|yrs?|"
+    r"baht|thb|บาท|฿|ks\b|kyats?|ကျပ်|usd|\$|km|kg|นาที|ชั่วโมง|ชม|วัน|เดือน|ปี|มิ|"
+    r"မိနစ်|နာရီ|ရက်|လ\b|\.-)", re.I)
 
 
 #: "What is the lowest price?", "the cheapest", "prices start from": the smallest

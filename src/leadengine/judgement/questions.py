@@ -37,7 +37,13 @@ from leadengine.judgement.answer import (
     evidence_of,
 )
 from leadengine.judgement.choices import choice_answer
-from leadengine.judgement.counts import COPYRIGHT, amounts, asks_price, number_answer
+from leadengine.judgement.counts import (
+    COPYRIGHT,
+    amounts,
+    asks_price,
+    counted,
+    number_answer,
+)
 from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.matching import (
     Wanted,
@@ -116,8 +122,7 @@ def answer_offline(question: Question, lines: Sequence[Line],
         amount, line = (min if which == "lowest" else max)(priced, key=lambda x: x[0])
         return Answer(amount, evidence_of(line), line.source, 0.7)
     if question.type == "number":  # a line with a number (a copyright's year is not one)
-        lines = [line for line in lines
-                 if not COPYRIGHT.search(line.text) and number_in(line.text) is not None]
+        lines = _numbered(question, lines)
     best: tuple[Line, float, Wanted] | None = None
     for part in clauses(question):
         want = wanted(part)
@@ -153,6 +158,20 @@ def answer_offline(question: Question, lines: Sequence[Line],
             after = evidence_of(Line(line.after, line.source, line.stems))
             return Answer(f"{line.text}: {after}", after, line.source, confidence)
     return Answer(value, evidence_of(line), line.source, confidence)
+
+
+def _numbered(question: Question, lines: Sequence[Line]) -> list[Line]:
+    """The lines that may answer a number question: those with a number (but a
+    copyright line's), and of them, when a count is asked for, those with a number next
+    to a word of the question ("12 rooms", "အခန်း ၁၀ ခန်း") if any line has one."""
+    found = [line for line in lines
+             if not COPYRIGHT.search(line.text) and number_in(line.text) is not None]
+    if "year" in {key[0] for key in wanted(question).keys}:
+        return found
+    want = wanted(question)
+    near = [line for line in found if counted(line.text, lambda text: bool(
+        set(matched(want, frozenset(stems_of(text) | translated(text)), text)) - {"year"}))]
+    return near or found
 
 
 def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
