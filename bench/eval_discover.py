@@ -5,6 +5,7 @@ them: ``split.json``).
 
     python -m bench.eval_discover                 # both splits
     python -m bench.eval_discover --split dev --misses
+    python -m bench.eval_discover --set b         # the second set (directories_b)
 
 A business is found when a row's detail page is its detail page (or its name is its
 name); its website is right when the domains match (empty for empty), its phone when
@@ -26,7 +27,8 @@ from leadengine.batch.discover import discover
 from leadengine.config import Settings
 from tests.fakes.site_server import SiteServer
 
-HERE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "directories"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
+SETS = {"a": FIXTURES / "directories", "b": FIXTURES / "directories_b"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
@@ -36,7 +38,12 @@ def _domain(url: str) -> str:
 
 
 def _digits(phone: str) -> str:
-    return re.sub(r"\D", "", phone.translate(_DIGITS))[-8:]
+    """A phone's national digits: without +66 / +95 or the trunk 0 (so +95 1 384 512 and
+    01 384 512 meet, and +66 2 123 4567 and 02-123-4567)."""
+    digits = re.sub(r"\D", "", phone.translate(_DIGITS))
+    if phone.strip().startswith("+") and digits[:2] in ("66", "95"):
+        digits = digits[2:]
+    return digits.lstrip("0")
 
 
 def score_site(slug: str, gold: dict[str, Any], base: str) -> dict[str, Any]:
@@ -80,10 +87,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=["dev", "heldout"], default=None)
     parser.add_argument("--misses", action="store_true")
+    parser.add_argument("--set", choices=sorted(SETS), default="a",
+                        help="which labelled set (a: directories, b: directories_b)")
     args = parser.parse_args()
-    gold = json.loads((HERE / "gold.json").read_text(encoding="utf-8"))
-    split = json.loads((HERE / "split.json").read_text(encoding="utf-8"))
-    with SiteServer(HERE) as server:
+    here = SETS[args.set]
+    gold = json.loads((here / "gold.json").read_text(encoding="utf-8"))
+    split = json.loads((here / "split.json").read_text(encoding="utf-8"))
+    with SiteServer(here) as server:
         base = server.url("").rstrip("/")
         for part in ([args.split] if args.split else ["dev", "heldout"]):
             total = {"listed": 0, "found": 0, "website": 0, "phone": 0, "chrome": 0}

@@ -4,7 +4,10 @@ and held-out before any tuning:
 
 * ``a``: ``tests/fixtures/questions``, 30 sites, 194 labels, 14 questions;
 * ``b``: ``tests/fixtures/questions_b``, 18 sites, 162 labels, 16 questions (12 new);
-* ``c``: ``tests/fixtures/questions_c``, 18 sites, 164 labels, 17 questions (12 new).
+* ``c``: ``tests/fixtures/questions_c``, 18 sites, 164 labels, 17 questions (12 new);
+* ``d``, ``e``: ``tests/fixtures/questions_d``, ``questions_e``, 18 sites and 162 labels
+  each, 20 questions each (10 new each), written after the answerer was tuned on the
+  dev parts of a, b and c.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -33,7 +36,8 @@ from tests.fakes.site_server import SiteServer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
-        "c": FIXTURES / "questions_c"}
+        "c": FIXTURES / "questions_c", "d": FIXTURES / "questions_d",
+        "e": FIXTURES / "questions_e"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 

@@ -100,6 +100,13 @@ def test_opening_and_closing_times_and_late_opening() -> None:
         == "20:00"
 
 
+def test_open_around_the_clock_by_what_the_hours_say() -> None:
+    all_day = q("Are they open 24 hours?")
+    assert answer(all_day, "Gym open 24/7 for members")[0] == "yes"
+    assert answer(all_day, "နေ့စဉ် မနက် ၅ နာရီခွဲ မှ ည ၉ နာရီ အထိ ဖွင့်ပါတယ်။")[0] == "no"
+    assert answer(all_day, "Fresh coffee and cake")[0] == "unknown"
+
+
 def test_the_pages_own_faq_is_answered_by_the_line_after_it() -> None:
     assert answer(q("Do they deliver?"), "Do you deliver?", "No, pick-up only.") == (
         "no", "Do you deliver? No, pick-up only.")
@@ -145,6 +152,19 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
     ("Do they offer home visits?", "အိမ်အရောက် လာသင်ပေးခြင်း မပြုလုပ်ပါ။", "no"),
     ("Are they hiring?", "Bicycle hire: 5,000 Ks a day.", "unknown"),
     ("Are pets allowed?", "Sorry, we can't take pets.", "no"),
+    ("Do they deliver to customers?", "🚚 ส่งด่วนทั่วกรุงเทพฯ ภายใน 3 ชม.", "yes"),  # no งด
+    ("Do they accept credit or debit cards?", "No cards, sorry.", "no"),  # what kind: unsaid
+    ("Do they accept credit or debit cards?", "Buy a 10-class card and save.", "unknown"),
+    ("Do they accept credit or debit cards?", "ကတ်နဲ့တော့ ပေးလို့ မရဘူးနော်", "no"),
+    ("Do they offer discounts or promotions?", "After his promotion to head teacher.",
+     "unknown"),
+    ("Do they have a loyalty or points program?",
+     "บัตรสะสมแต้ม ครบ 10 ดวงแลกฟรี 1 แก้ว (ไม่จำกัดเมนู)", "yes"),  # no limit: no negation
+    ("Can customers pay by QR code or mobile wallet?", "ငွေသား ဒါမှမဟုတ် KPay နဲ့ ပေးလို့ရတယ်",
+     "yes"),
+    ("Do they have a LINE account?", "We take Rabbit LINE Pay.", "unknown"),
+    ("Do they run classes or training courses?", "IELTS preparation class, 8 weeks", "yes"),
+    ("Do they take walk-ins?", "ချိန်းစရာ မလိုဘူး၊ တန်းလာခဲ့ဗျာ", "yes"),
 ])
 def test_what_a_sentence_says_about_what_is_asked(ask: str, line: str, said: str) -> None:
     assert answer(q(ask), line)[0] == said

@@ -69,6 +69,8 @@ _OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|inc
 _NO_DAY_OFF = re.compile(r"(?<![a-z])(?:no days? off|never closed|all year(?: round)?|"
                          r"year-round|365 days)(?![a-z])|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|"
                          r"ပိတ်ရက်\s?မရှိ", re.I)
+#: "Every Tuesday" (ทุกวันอังคาร, အင်္ဂါနေ့တိုင်း): a day, not every day.
+_EVERY_NAMED_DAY = re.compile(rf"(?:{_DAY})\s?(?:နေ့)?\s?တိုင်း|ทุกวัน(?:{_DAY})", re.I)
 #: Where a line's parts about different days end.
 _PART = re.compile(r"[;|•။]|\s/\s|(?<=[0-9\u0e50-\u0e59\u1040-\u1049])\s*,\s*"
                    r"(?=\D)")
@@ -107,7 +109,7 @@ def _covered(text: str) -> tuple[set[int], set[int]]:
     for match in _RANGE.finditer(text):
         first, last = _DAY_OF[match.group(1).lower()], _DAY_OF[match.group(2).lower()]
         spans |= {(first + step) % 7 for step in range((last - first) % 7 + 1)}
-    if _EVERY_DAY.search(text):
+    if _EVERY_DAY.search(_EVERY_NAMED_DAY.sub(" ", text)):
         spans |= ALL
     if _WEEKEND.search(text):
         spans |= {5, 6}

@@ -31,7 +31,7 @@ ASKING = frozenset({
     "what", "which", "how", "many", "much", "when", "where", "who", "a", "an", "the",
     "it", "its", "business", "company", "shop", "store", "place", "service", "services",
     "customers", "customer", "clients", "client", "people", "guests", "visitors",
-    "account", "available", "option", "options"})
+    "account", "available", "option", "options", "run", "runs", "hold", "holds"})
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,8 @@ class Wanted:
         return tuple(
             (key, frozenset(f for word in (key, *synonyms) for f in forms(word)),
              phrases_pattern(opposites),
-             phrases_pattern(tuple(p for p in vocabulary().unrelated.get(key, ())
+             phrases_pattern(tuple(p for word in (key, *synonyms)
+                                   for p in vocabulary().unrelated.get(word, ())
                                    if not _phrase_stems(p) <= asked)))
             for key, _, synonyms, opposites in self.keys)
 
@@ -112,6 +113,10 @@ def clauses(question: Question) -> list[Question]:
                         if any(weight == 1.0 for _, weight, _, _ in wanted(part).keys))]
 
 
+def _plural(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
 _LISTED = re.compile(r"[a-z-]+(?:,\s*[a-z-]+)+,?\s+or\s+[a-z-]+")
 
 
@@ -123,10 +128,19 @@ def wanted(question: Question) -> Wanted:
     asked = LATIN_WORD.findall(re.sub(r"\([^)]*\)", " ", question.ask.lower()))
     # "credit or debit cards": one key met by either word.
     either: dict[str, set[str]] = {}
-    for before, middle, after in zip(asked, asked[1:], asked[2:], strict=False):
-        if middle == "or" and before not in ASKING and after not in ASKING \
-                and stem(before) not in _SOFT and stem(after) not in _SOFT:
-            either.setdefault(stem(before), set()).add(stem(after))
+    modifiers: set[str] = set()
+    for place, (before, middle, after) in enumerate(zip(asked, asked[1:], asked[2:],
+                                                        strict=False)):
+        if middle != "or" or before in ASKING or after in ASKING \
+                or stem(before) in _SOFT or stem(after) in _SOFT:
+            continue
+        either.setdefault(stem(before), set()).add(stem(after))
+        head = asked[place + 3] if place + 3 < len(asked) else ""
+        if head and head not in ASKING and head not in STOP_WORDS and _plural(head):
+            if _plural(before):  # "classes or training courses": either noun
+                either[stem(before)].add(stem(head))
+            else:  # "credit or debit cards": what kind of cards, said or not
+                modifiers.add(stem(before))
     # "rooms, seats or beds": one key met by any of them.
     for listed in _LISTED.finditer(re.sub(r"\([^)]*\)", " ", question.ask.lower())):
         items = [w for w in re.split(r",\s*|\s+or\s+", listed.group()) if w]
@@ -140,7 +154,8 @@ def wanted(question: Question) -> Wanted:
     for hint in question.hints:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
-    return Wanted(tuple((key, SOFT if key in _SOFT else 1.0, frozenset(either.get(key, ())),
+    return Wanted(tuple((key, SOFT if key in _SOFT | modifiers else 1.0,
+                         frozenset(either.get(key, ())),
                          opposites.get(key, ())) for key in stems))
 
 
@@ -148,7 +163,7 @@ def wanted(question: Question) -> Wanted:
 #: English?" is answered by "We work in English"): they weigh :data:`SOFT` of a word.
 _SOFT = frozenset({"staff", "employe", "team", "worker", "speak", "spoken", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
-                   "allow", "permit", "welcom", "look", "find", "seek"})
+                   "allow", "permit", "welcom", "look", "find", "seek", "pay"})
 SOFT = 0.25
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from leadengine.judgement.answer import NOT_ANSWERED, Answer, evidence_of
 from leadengine.judgement.days import line_sayings
 from leadengine.judgement.sentences import Line
-from leadengine.judgement.values import hours_of, minutes, times_in
+from leadengine.judgement.values import ALL_DAY, hours_of, minutes, times_in
 
 #: A line that says it gives opening hours, and one that names days (less sure).
 _HOURS_WORDS = re.compile(
@@ -33,15 +33,18 @@ _BEFORE = re.compile(r"\b(?:before|earlier than|by)\b", re.I)
 def day_answer(day: int, lines: Sequence[Line]) -> Answer | None:
     """Whether the business is open on ``day`` (0 = Monday): a line naming the day,
     else one covering it (a range, "daily", weekends), else a weekly day off that is
-    another day (an inference: less confident); unknown when the site says something
-    about days but not this; None when it says nothing about days at all."""
+    another day (an inference: less confident; not when opening hours elsewhere leave
+    the day out); unknown when the site says something about days but not this; None
+    when it says nothing about days at all."""
     named: Answer | None = None
     covered: Answer | None = None
     day_off: Answer | None = None
-    spoke = False
+    spoke = left_out = False
     for line in lines:
         for said, joined in line_sayings(line.text, line.after):
             spoke = True
+            # Hours that leave the day out: no day off elsewhere says it is open.
+            left_out = left_out or bool(said.open and day not in said.open | said.closed)
             quote = f"{evidence_of(line)} {line.after}".strip() if joined else evidence_of(line)
             value = "no" if day in said.closed else "yes"
             if day in said.named and named is None:
@@ -51,7 +54,7 @@ def day_answer(day: int, lines: Sequence[Line]) -> Answer | None:
             elif said.closed and day not in said.closed and said.closed <= said.named \
                     and len(said.closed) <= 2 and not said.open and day_off is None:
                 day_off = Answer("yes", quote, line.source, 0.6)
-    found = named or covered or day_off
+    found = named or covered or (None if left_out else day_off)
     if found is not None:
         return found
     return NOT_ANSWERED if spoke else None
@@ -76,6 +79,19 @@ def time_answer(closing: bool, lines: Sequence[Line]) -> Answer | None:
         return None
     line, (opens, closes) = found[0]
     return Answer(closes if closing else opens, evidence_of(line), line.source, 0.8)
+
+
+def all_day_answer(lines: Sequence[Line]) -> Answer | None:
+    """"Are they open 24 hours?": yes when a line says so (24 hours, 24/7, 24 ชม.,
+    ၂၄ နာရီ), no when the pages give opening hours and none does; None otherwise."""
+    said = next((line for line in lines if ALL_DAY.search(line.text)), None)
+    if said is not None:
+        return Answer("yes", evidence_of(said), said.source, 0.8)
+    found = hours_lines(lines)
+    if not found:
+        return None
+    line = found[0][0]
+    return Answer("no", evidence_of(line), line.source, 0.6)
 
 
 def late_answer(ask: str, lines: Sequence[Line]) -> Answer | None:

@@ -10,9 +10,11 @@ import re
 NO_NEED = re.compile(
     r"no need|not (?:needed|required|necessary)|no (?:prior )?(?:booking|appointment|"
     r"reservation)s? (?:is |are )?(?:needed|required|necessary)|without (?:an? )?"
-    r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလိုပါ|မလို"
+    r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလို(?:ပါ|ဘူး|ဘဲ)?"
     # Free is no negation: "no charge", ไม่มีค่าใช้จ่าย, ငွေမယူ (no money taken).
     r"|no (?:extra )?(?:charge|cost|fee)s?|free of charge|ไม่มีค่าใช้จ่าย|ไม่เสียค่า\S*"
+    # No limit: unlimited (ไม่จำกัด, ไม่อั้น, အကန့်အသတ်မရှိ).
+    r"|no limits?|unlimited|ไม่จำกัด\S*|ไม่อั้น|အကန့်အသတ်\s?မရှိ"
     # No day off: open every day.
     r"|no days? off|never closed|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|ပိတ်ရက်\s?မရှိ"
     r"|ไม่คิดค่า\S*|ငွေမယူ|ခ\s?မယူ"
@@ -22,10 +24,14 @@ NO_NEED = re.compile(
     r"|ရုံးပိတ်ရက်|ပိတ်ရက်|วันหยุด\S*", re.I)
 #: A clause that says the opposite: English words, and Thai and Burmese markers.
 NEGATION = re.compile(
-    r"(?<![\w])(?:no|not|never|none|without|cannot|can't|cant|don't|dont|doesn't|"
+    r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|without|cannot|can't|cant|don't|dont|"
+    r"doesn't|"
     r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't)(?![\w])"
-    # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful).
-    r"|ไม่|งด(?!งาม)|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
+    # ห้าม: prohibited.
+    r"|ห้าม"
+    # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or
+    # across two words (ส่งด่วน: express delivery).
+    r"|ไม่|งด(?!งาม|[\u0e48-\u0e4b])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
     # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ.
     r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]*?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
     r"(?![\u1000-\u1021]))"
@@ -33,8 +39,9 @@ NEGATION = re.compile(
     r"|(?<![\u1000-\u109f])မ(?=[\u1000-\u1021][\u1000-\u109f]*?(?:ပါ|ဘူး|ဘဲ)"
     r"(?![\u1000-\u1021]))", re.I)
 #: Where a line's clauses end (a negation only answers for its own clause).
-#: "Parking: none" is one clause (what a label is followed by answers it).
-CLAUSE = re.compile(r"[,;!?|•·()\[\]။၊]|[.](?:\s|$)"
+#: "Parking: none" is one clause (what a label is followed by answers it), and so is a
+#: parenthesis with what it annotates ("ยังไม่มีบัตรของขวัญ (gift card)").
+CLAUSE = re.compile(r"[,;!?|•·။၊]|[.](?:\s|$)"
                     r"|\s(?:but|however|while|although)\s|\s[-–—]\s|—")
 
 

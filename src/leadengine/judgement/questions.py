@@ -54,7 +54,7 @@ from leadengine.judgement.matching import (
     opposed,
     wanted,
 )
-from leadengine.judgement.opening import day_answer, late_answer, time_answer
+from leadengine.judgement.opening import all_day_answer, day_answer, late_answer, time_answer
 from leadengine.judgement.polarity import CLAUSE, faq_answer, is_asked, negated
 from leadengine.judgement.sentences import (
     LATIN_WORD,
@@ -64,7 +64,7 @@ from leadengine.judgement.sentences import (
     stems_of,
     translated,
 )
-from leadengine.judgement.values import number_in, time_of
+from leadengine.judgement.values import ALL_DAY, number_in, time_of
 from leadengine.knowledge.rules import Question
 from leadengine.retrieval.tokenize import STOP_WORDS
 
@@ -215,6 +215,8 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
             # "Are they closed on Sundays?": yes when they are not open.
             found = replace(found, value="no" if found.value == "yes" else "yes")
         return found
+    if question.type == "yes_no" and ALL_DAY.search(question.ask):  # "open 24 hours?"
+        return all_day_answer(lines)
     if question.type == "yes_no":
         return late_answer(question.ask, lines)
     if question.type == "text" and "time" in keys:  # "What time do they close?"

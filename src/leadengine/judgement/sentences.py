@@ -129,7 +129,7 @@ _NO_BOOKING = re.compile(
     r"(?:appointments?|bookings?|reservations?|book|reserve)(?![a-z])"
     r"(?!\s*(?:fees?|charges?|deposits?))"
     r"|(?:appointments?|bookings?|reservations?) (?:is |are )?not (?:needed|required|necessary)"
-    r"|ไม่ต้อง(?:จอง|นัด|ทำนัด|โทรนัด)|ไม่จำเป็นต้อง(?:จอง|นัด)|(?:ချိန်းဆို|ဘွတ်ကင်|ဘိုကင်|စာရင်းပေး)"
+    r"|ไม่ต้อง(?:จอง|นัด|ทำนัด|โทรนัด)|ไม่จำเป็นต้อง(?:จอง|นัด)|(?:ချိန်း|ဘွတ်ကင်|ဘိုကင်|စာရင်းပေး)"
     r"[^\s။]{0,6}\s?(?:မလို|မ[^\s။]*ဘဲ)", re.I)
 
 

@@ -51,7 +51,7 @@ _BARE_HOURS = re.compile(r"(?<![\d.,:/])(\d{1,2})\s*[-–]\s*(\d{1,2})(?![\d.,:/
 #: What stands between a range's two times.
 _BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|အထိ|ထိ", re.I)
 #: Open all day and night.
-_ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
+ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
 #: Thai and Burmese spoken times: (pattern with the hour, hours added, half past).
 _SPOKEN = (
     (re.compile(r"(\d{1,2})\s*โมงเช้า"), 0), (re.compile(r"บ่าย\s*(\d{1,2})"), 12),
@@ -132,7 +132,7 @@ def hours_of(text: str) -> tuple[str, str] | None:
 
 def has_time(text: str) -> bool:
     """Whether ``text`` holds a time of day or opening hours."""
-    return bool(times_in(text)) or bool(_ALL_DAY.search(text))
+    return bool(times_in(text)) or bool(ALL_DAY.search(text))
 
 
 def minutes(time: str) -> int:

@@ -353,6 +353,14 @@ def website_candidates(tree: lxml.html.HtmlElement, url: str, listing_host: str 
             address = found if found.startswith("http") else "https://" + found
             if _is_website(address, host):
                 written.append(_clean(address))
+    # "<span>Website</span> www.example.co.th": the address is the label's tail.
+    for label in tree.iter("span", "b", "strong", "label", "em", "i", "small"):
+        if label.tail and _DOMAIN_TEXT.search(label.tail) and WEBSITE_LABEL.search(
+                _text(label)) and not in_chrome(label):
+            for found in _DOMAIN_TEXT.findall(label.tail):
+                address = found if found.startswith("http") else "https://" + found
+                if _is_website(address, host):
+                    written.append(_clean(address))
     return list(dict.fromkeys([*labelled, *plain, *written]))
 
 
