@@ -28,7 +28,8 @@ from leadengine.config import Settings
 from tests.fakes.site_server import SiteServer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
-SETS = {"a": FIXTURES / "directories", "b": FIXTURES / "directories_b"}
+SETS = {"a": FIXTURES / "directories", "b": FIXTURES / "directories_b",
+        "c": FIXTURES / "directories_c"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
@@ -88,7 +89,8 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "heldout"], default=None)
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--set", choices=sorted(SETS), default="a",
-                        help="which labelled set (a: directories, b: directories_b)")
+                        help="which labelled set (a: directories, b: directories_b, "
+                             "c: directories_c)")
     args = parser.parse_args()
     here = SETS[args.set]
     gold = json.loads((here / "gold.json").read_text(encoding="utf-8"))

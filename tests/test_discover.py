@@ -129,7 +129,8 @@ def test_the_workspace_finds_leads_on_a_page_and_starts_their_batch(
 
 
 def test_json_ld_item_lists_and_hostile_nesting_are_read_safely() -> None:
-    from leadengine.website.directory import read_listing, website_candidates
+    from leadengine.website.detail_page import website_candidates
+    from leadengine.website.directory import read_listing
     from leadengine.website.extract import parse_html
 
     page = ('<html><head><script type="application/ld+json">{"@type": "ItemList", '
@@ -142,3 +143,45 @@ def test_json_ld_item_lists_and_hostile_nesting_are_read_safely() -> None:
     deep = '{"a": ' * 5000 + '{"url": "https://deep.example/"}' + "}" * 5000
     hostile = f'<script type="application/ld+json">{deep}</script><a href="https://www.facebook.com/x">fb</a>'
     assert website_candidates(parse_html(hostile), "http://dir.example/d.html") == []
+
+
+def test_a_detail_pages_website_in_an_icon_button_a_sidebar_box_or_after_its_label() -> None:
+    from leadengine.website.detail_page import website_candidates
+    from leadengine.website.extract import parse_html
+
+    icon = ('<body><header><nav><a href="https://dir-partner.example/">Partner</a></nav>'
+            '</header><article><header class="listing-titlebar"><h1>Ari Slow Bar</h1>'
+            '<a class="btn-website" href="https://www.arislowbar.example/" title="Website">'
+            '<i class="fa fa-globe"></i></a></header></article></body>')
+    assert website_candidates(parse_html(icon), "http://dir.example/l/ari/") == [
+        "https://www.arislowbar.example/"]
+    sidebar = ('<body><main><p>Half-day kayak tour.</p></main><aside class="sidebar">'
+               '<div class="widget"><h3>Operator website</h3><p><a href="https://kayak.example/">'
+               'kayak.example ↗</a></p></div><div class="widget"><small>Advertisement</small>'
+               '<a href="https://transfers.example/?ref=x" rel="sponsored nofollow">Airport '
+               'transfers</a></div><div class="widget"><a href="https://other.example/">'
+               'Other tours</a></div></aside></body>')
+    assert website_candidates(parse_html(sidebar), "http://dir.example/v/kayak.html") == [
+        "https://kayak.example/"]
+    tail = ('<body><ul><li><span class="k">เว็บไซต์</span> www.baansati-yoga.example.co.th'
+            '</li></ul></body>')
+    assert website_candidates(parse_html(tail), "http://dir.example/y/baan-sati.html") == [
+        "https://www.baansati-yoga.example.co.th"]
+
+
+def test_cards_are_one_list_whatever_their_category_and_filters_are_never_leads() -> None:
+    from leadengine.website.directory import read_listing
+
+    def card(slug: str, category: str) -> str:
+        return (f'<article class="listing-card post-{len(slug)} job_listing_category-{category}">'
+                f'<h3><a href="listing/{slug}/">{slug.title()}</a></h3>'
+                f'<a href="listing/{slug}/" aria-label="Read more">Read more</a></article>')
+
+    cards = "".join(card(s, c) for s, c in [("ari", "specialty-coffee"), ("kudee", "roastery"),
+                                            ("talat", "specialty-coffee"), ("bake", "bakery-cafe")])
+    chips = "".join(f'<a class="chip" href="../../?area={a}">{a}</a>'
+                    for a in ("nimman", "old-city", "santitham", "suthep", "riverside"))
+    page = f"<html><body><div>{chips}</div><div class='grid'>{cards}</div></body></html>"
+    found = read_listing(page, "http://dir.example/cafes/p/2/")
+    assert [e.detail.rsplit("/listing/", 1)[1] for e in found.entries] == [
+        "ari/", "kudee/", "talat/", "bake/"]

@@ -32,13 +32,8 @@ from leadengine.website import (
     normalise_url,
     site_from_page,
 )
-from leadengine.website.directory import (
-    Entry,
-    common,
-    domain,
-    read_listing,
-    website_candidates,
-)
+from leadengine.website.detail_page import website_candidates
+from leadengine.website.directory import Entry, common, domain, read_listing
 from leadengine.website.extract import parse_html
 from leadengine.website.fetch import fetch_page
 from leadengine.website.render import Renderer

@@ -1,6 +1,6 @@
-"""Reading a directory: a listing page's businesses and its next page, and a detail
-page's link to the business's own website (the rest of a detail page, its phones and
-address, is read as any page is: :func:`leadengine.website.site.site_from_page`).
+"""Reading a directory's listing page: its businesses and its next page (a detail
+page's website: :mod:`leadengine.website.detail_page`; its phones and address are read
+as any page's: :func:`leadengine.website.site.site_from_page`).
 
 A listing's businesses are found three ways, merged by address:
 
@@ -17,11 +17,8 @@ A listing's businesses are found three ways, merged by address:
   search) are never businesses.
 
 A business's name is the most telling text of its links (not "View details" or an
-image), else the heading of its container. A detail page's website is an external link
-labelled as one (Website, Visit website, เว็บไซต์, ဝက်ဘ်ဆိုက်), the JSON-LD ``url``, a
-redirect link (``go.html?url=...``) unwrapped, or a web address written as text;
-social, share, map, booking-platform and ad links are never it, ``utm_`` parameters are
-dropped.
+image), else the heading of its container. A detail page's website is read by
+:mod:`leadengine.website.detail_page`.
 """
 
 from __future__ import annotations
@@ -36,7 +33,6 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 import lxml.html
 
 from leadengine.website.facts import MAX_JSON_LD_ITEMS, _json_ld_blocks
-from leadengine.website.signal_rules import MESSAGING, SOCIAL_HOSTS
 
 #: Class and id words of page chrome (split at -, _ and spaces).
 CHROME_WORDS = frozenset({
@@ -60,35 +56,6 @@ GENERIC_TEXT = re.compile(
 #: A next-page link's text.
 NEXT_TEXT = re.compile(r"^(?:next|next page|older|more results|ถัดไป|หน้าถัดไป|"
                        r"နောက်|နောက်စာမျက်နှာ|နောက်တစ်မျက်နှာ)?\s*[»›>→]*\s*$", re.I)
-#: Hosts of map, booking-platform, delivery, ad and other sites that are never a
-#: business's own website (social networks and messaging apps: the page reader's lists).
-PLATFORMS = (
-    "google.com", "goo.gl", "g.page", "maps.app.goo.gl", "tripadvisor.com", "agoda.com",
-    "booking.com", "klook.com", "expedia.com", "airbnb.com", "doubleclick.net",
-    "googlesyndication.com", "grab.com", "foodpanda.co.th", "foodpanda.com", "wongnai.com",
-    "mailchimp.com", "list-manage.com", "apple.com", "wikipedia.org", "gstatic.com",
-    "bit.ly", "pinterest.com", "messenger.com")
-NOT_A_WEBSITE = frozenset((*SOCIAL_HOSTS, *MESSAGING, *PLATFORMS))
-#: Country variants of the platforms (google.co.th, tripadvisor.com.sg...).
-_PLATFORM_NAMES = re.compile(r"(?:^|\.)(?:google|tripadvisor|expedia|airbnb|foodpanda)"
-                             r"\.[a-z.]+$")
-
-
-def not_a_website(host: str) -> bool:
-    """Whether ``host`` is a social, messaging, map, booking or ad site."""
-    return _PLATFORM_NAMES.search(host) is not None or any(
-        host == known or host.endswith("." + known) for known in NOT_A_WEBSITE)
-
-
-#: Labels of a link to the business's own site.
-WEBSITE_LABEL = re.compile(r"website|web site|visit|official site|homepage|site|"
-                           r"เว็บไซต์|เว็บ|ဝက်ဘ်ဆိုက်|ဝဘ်ဆိုက်|ဝက်ဆိုက်", re.I)
-_DOMAIN_TEXT = re.compile(
-    r"(?<![@\w.])(?:https?://)?(?:www\.)?[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*"
-    r"\.(?:com|net|org|biz|info|co|th|mm|asia|io|shop|store|site|online)(?:\.[a-z]{2})?"
-    r"(?:/[^\s<>\"']*)?(?![\w.])", re.I)
-
-
 @dataclass(frozen=True)
 class Entry:
     """A business a listing names: its name and its page on the directory."""
@@ -115,19 +82,33 @@ def _words(element: lxml.html.HtmlElement) -> set[str]:
     return set(re.split(r"[\s_-]+", names)) - {""}
 
 
-def in_chrome(element: lxml.html.HtmlElement) -> bool:
-    """Whether ``element`` sits in the page's chrome (nav, footer, ads, share...)."""
-    for node in (element, *element.iterancestors()):
+def in_chrome(element: lxml.html.HtmlElement, sidebar: bool = False) -> bool:
+    """Whether ``element`` sits in the page's chrome (nav, footer, ads, share...). A
+    <header> or <footer> of an <article> or <main> is the listing's own, not chrome;
+    with ``sidebar``, an <aside> or a sidebar is not chrome either (a detail page's
+    "Operator website" box)."""
+    nodes = (element, *element.iterancestors())
+    for place, node in enumerate(nodes):
         tag = node.tag if isinstance(node.tag, str) else ""
+        if sidebar and (tag == "aside" or node.get("role") == "complementary"
+                        or "sidebar" in _words(node)):
+            continue
+        if tag in ("header", "footer") and any(n.tag in ("article", "main")
+                                               for n in nodes[place + 1:]):
+            continue  # an article's header (inside it), not the page's
         if tag in CHROME_TAGS or node.get("role") in ("navigation", "banner", "contentinfo",
                                                       "search", "complementary"):
             return True
-        if _words(node) & CHROME_WORDS:
+        if _words(node) & (CHROME_WORDS - _SIDEBAR_WORDS if sidebar else CHROME_WORDS):
             return True
     return False
 
 
-def _text(element: lxml.html.HtmlElement) -> str:
+#: A sidebar's words: its boxes are the listing's own on a detail page.
+_SIDEBAR_WORDS = frozenset({"sidebar", "widget"})
+
+
+def element_text(element: lxml.html.HtmlElement) -> str:
     return " ".join(element.text_content().split())
 
 
@@ -137,8 +118,12 @@ def _signature(anchor: lxml.html.HtmlElement) -> tuple[str, ...]:
     for node in anchor.iterancestors():
         if not isinstance(node.tag, str) or node.tag in ("html", "body"):
             break
-        words = sorted(_words(node) - {w for w in _words(node) if any(c.isdigit() for c in w)})
-        parts.append(f"{node.tag}.{words[0]}" if words else node.tag)
+        # The first class as the template writes it ("listing-card"), not one that
+        # names the item's category or number ("job_listing_category-bakery-cafe").
+        classes = [c for c in (node.get("class") or "").lower().split()
+                   if not any(ch.isdigit() for ch in c)]
+        first = re.split(r"[_-]+", classes[0])[0] if classes else ""
+        parts.append(f"{node.tag}.{first}" if first else node.tag)
         if len(parts) == 3:
             break
     return tuple(parts)
@@ -156,7 +141,7 @@ def _container(anchor: lxml.html.HtmlElement) -> lxml.html.HtmlElement:
     return anchor
 
 
-def _json_ld(tree: lxml.html.HtmlElement) -> Iterator[object]:
+def json_ld_nodes(tree: lxml.html.HtmlElement) -> Iterator[object]:
     """The page's JSON-LD documents (the scripts the page reader scans, as many)."""
     for block in _json_ld_blocks(tree):
         try:
@@ -165,7 +150,7 @@ def _json_ld(tree: lxml.html.HtmlElement) -> Iterator[object]:
             continue
 
 
-def _walk(data: object) -> Iterator[dict[str, object]]:
+def walk_json(data: object) -> Iterator[dict[str, object]]:
     """Every object of a JSON-LD document, nested ones too, in document order (the
     first :data:`MAX_JSON_LD_ITEMS`; a loop, not recursion: a hostile page nests
     deeper than Python's stack)."""
@@ -183,8 +168,8 @@ def _walk(data: object) -> Iterator[dict[str, object]]:
 def _item_list(tree: lxml.html.HtmlElement, base: str) -> list[Entry]:
     """The ``ItemList`` entries of the page's JSON-LD."""
     found = []
-    for data in _json_ld(tree):
-        for node in _walk(data):
+    for data in json_ld_nodes(tree):
+        for node in walk_json(data):
             if "ItemList" not in str(node.get("@type")):
                 continue
             items = node.get("itemListElement")
@@ -201,7 +186,7 @@ def _item_list(tree: lxml.html.HtmlElement, base: str) -> list[Entry]:
     return found
 
 
-def _clean(url: str) -> str:
+def clean_url(url: str) -> str:
     """``url`` without its fragment and tracking parameters."""
     parts = urlsplit(url)
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
@@ -220,13 +205,13 @@ def read_listing(html: str, url: str) -> Listing:
         href = (anchor.get("href") or "").strip()
         if not href or href.startswith(("#", "mailto:", "tel:", "javascript:")):
             continue
-        target = _clean(urljoin(base, href))
-        if domain(target) != host or target.split("?")[0] == url.split("?")[0]:
-            continue
+        target = clean_url(urljoin(base, href))
+        if domain(target) != host or _facet(target, url):
+            continue  # this page again: itself, or filtered, sorted ("./?area=old-city")
         if in_chrome(anchor) or (OWN_PAGES.search(urlsplit(target).path)
                                  and not _gated(target)):
             continue
-        if NEXT_TEXT.match(_text(anchor)) and _text(anchor):
+        if NEXT_TEXT.match(element_text(anchor)) and element_text(anchor):
             continue
         groups[_signature(anchor)][target].append(anchor)
     chosen = _listing_group(groups)
@@ -269,16 +254,31 @@ def _listing_group(groups: dict[tuple[str, ...], dict[str, list[lxml.html.HtmlEl
 def _name(anchors: list[lxml.html.HtmlElement]) -> str:
     """A business's name from its links: the longest telling text, else the heading of
     the item they are in."""
-    texts = [_text(a) for a in anchors]
+    texts = [element_text(a) for a in anchors]
     telling = [t for t in texts if t and not GENERIC_TEXT.match(t) and len(t) <= 120]
     if telling:
         return max(telling, key=lambda t: (len(t.split()) <= 12, len(t)))
     container = _container(anchors[0])
     for tag in ("h2", "h3", "h4", "strong", "b"):
         heading = container.find(f".//{tag}")
-        if heading is not None and _text(heading):
-            return _text(heading)
+        if heading is not None and element_text(heading):
+            return element_text(heading)
     return texts[0] if texts else ""
+
+
+def _facet(target: str, url: str) -> bool:
+    """Whether ``target`` is the listing itself again: this page, or this page or the
+    list it belongs to (an ancestor folder) filtered or sorted by a query."""
+    page, here = _page_of(target), _page_of(url)
+    if page == here:
+        return True
+    return "?" in target and here.startswith(page) and page.endswith("/")
+
+
+def _page_of(url: str) -> str:
+    """A page's address without its query and an index file's name."""
+    path = url.split("?")[0].split("#")[0]
+    return re.sub(r"/(?:index|default)\.(?:html?|php|aspx?)$", "/", path)
 
 
 def _next_page(tree: lxml.html.HtmlElement, base: str, url: str, host: str) -> str | None:
@@ -287,103 +287,17 @@ def _next_page(tree: lxml.html.HtmlElement, base: str, url: str, host: str) -> s
         href = (link.get("href") or "").strip()
         if not href:
             continue
-        text = _text(link) if link.tag == "a" else ""
+        text = element_text(link) if link.tag == "a" else ""
         title = (link.get("aria-label") or link.get("title") or "").strip()
         if "next" in rel or (link.tag == "a" and text and NEXT_TEXT.match(text)) or (
                 title and NEXT_TEXT.match(title.lower()) and title):
-            target = _clean(urljoin(base, href))
+            target = clean_url(urljoin(base, href))
             if domain(target) == host and target != url:
                 return target
     return None
 
 
 # -- a detail page's website ----------------------------------------------------------------
-
-
-def _unwrapped(target: str, host: str) -> str | None:
-    """A redirect link's destination (``go.html?url=https://...``), else None."""
-    if domain(target) != host:
-        return None
-    for _, value in parse_qsl(urlsplit(target).query):
-        if value.startswith(("http://", "https://")) and domain(value) != host:
-            return value
-    return None
-
-
-def _is_website(url: str, host: str) -> bool:
-    site = domain(url)
-    return bool(site) and site != host and not not_a_website(site) \
-        and urlsplit(url).scheme in ("http", "https")
-
-
-def website_candidates(tree: lxml.html.HtmlElement, url: str, listing_host: str = ""
-                       ) -> list[str]:
-    """The addresses a detail page (parsed as ``tree``, left as it is) gives as the
-    business's own website, best first: labelled links, the JSON-LD ``url``, other
-    external links in the content, then web addresses written as text (social, share,
-    map, booking and ad links never)."""
-    host = listing_host or domain(url)
-    labelled: list[str] = []
-    plain: list[str] = []
-    written: list[str] = []
-    for node in _walk(list(_json_ld(tree))):
-        site = node.get("url")
-        if isinstance(site, str) and "ItemList" not in str(node.get("@type")) \
-                and _is_website(site, host):
-            labelled.append(_clean(site))
-    for anchor in tree.iter("a"):
-        href = (anchor.get("href") or "").strip()
-        if not href:
-            continue
-        target = urljoin(url, href)
-        target = _unwrapped(target, host) or target
-        if not _is_website(target, host) or in_chrome(anchor):
-            continue
-        label = " ".join([_text(anchor), anchor.get("title") or "", anchor.get("class") or "",
-                          anchor.get("aria-label") or "", _label_before(anchor)])
-        (labelled if WEBSITE_LABEL.search(label) or _DOMAIN_TEXT.fullmatch(_text(anchor))
-         else plain).append(_clean(target))
-    for node in tree.iter("p", "li", "dd", "td", "span", "div"):
-        if not _DOMAIN_TEXT.search(node.text or "") and not (
-                node.tag in ("td", "dd") and _DOMAIN_TEXT.search(_text(node))):
-            continue
-        if not WEBSITE_LABEL.search(_label_of(node)) or in_chrome(node):
-            continue
-        for found in _DOMAIN_TEXT.findall(_text(node)):
-            address = found if found.startswith("http") else "https://" + found
-            if _is_website(address, host):
-                written.append(_clean(address))
-    # "<span>Website</span> www.example.co.th": the address is the label's tail.
-    for label in tree.iter("span", "b", "strong", "label", "em", "i", "small"):
-        if label.tail and _DOMAIN_TEXT.search(label.tail) and WEBSITE_LABEL.search(
-                _text(label)) and not in_chrome(label):
-            for found in _DOMAIN_TEXT.findall(label.tail):
-                address = found if found.startswith("http") else "https://" + found
-                if _is_website(address, host):
-                    written.append(_clean(address))
-    return list(dict.fromkeys([*labelled, *plain, *written]))
-
-
-def _label_of(node: lxml.html.HtmlElement) -> str:
-    """What labels a value written as text: the text before it in its element, the
-    element before it (a table's <th>, a list's <dt>), its parent's first words."""
-    before = node.getprevious()
-    parent = node.getparent()
-    return " ".join([(node.text or "")[:60], _text(before)[:40] if before is not None else "",
-                     (parent.text or "")[:40] if parent is not None else ""])
-
-
-def _label_before(anchor: lxml.html.HtmlElement) -> str:
-    """The text just before a link in its parent (a "Website:" label)."""
-    parent = anchor.getparent()
-    if parent is None:
-        return ""
-    before = parent.text or ""
-    for sibling in parent:
-        if sibling is anchor:
-            break
-        before += _text(sibling) + (sibling.tail or "")
-    return before[-40:]
 
 
 def common(values: Iterable[Iterable[str]], pages: int) -> set[str]:
