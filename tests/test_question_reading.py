@@ -223,3 +223,20 @@ def test_a_small_sites_unmarked_pages_are_read_a_big_sites_are_not() -> None:
     big = parse_html("".join(f'<a href="p{i}.html">Item {i}</a>' for i in range(SMALL_SITE))
                      + '<a href="contact.html">Contact</a>')
     assert pick_subpages(big, "http://x.example/", 4) == ["http://x.example/contact.html"]
+
+
+@pytest.mark.parametrize("text", [
+    "က်မက" * 7500,  # Burmese without a space: every မ could start a negated verb
+    "1-2 " * 7500, "9:00-" * 6000, "Mon-Tue " * 3700, "ทุกวัน" * 5000, "฿1," * 10000,
+    "Do you deliver? " * 1800, "a, b or c " * 3000,
+])
+def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
+    import time
+
+    asked = [q("Do they deliver?"), q("Are they open on Sundays?"),
+             q("What is the lowest price?", "number"), q("What time do they close?", "text"),
+             q("How many rooms, seats or beds do they have?", "number"),
+             q("Which payment methods?", "choice", options=["cash only", "cards", "unknown"])]
+    started = time.process_time()
+    answer_all(asked, [("https://x.example/", text[:30_000])])
+    assert time.process_time() - started < 2.0

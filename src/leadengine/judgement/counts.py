@@ -19,6 +19,8 @@ _WHEN = re.compile(r"\b(?:what|which) year\b|\bwhen\b", re.I)
 #: line that states a count, "12 rooms", "ห้องพัก 12 ห้อง", from one that mentions one).
 _REACH = 16
 _CLOSE = 10
+#: Most numbers of one sentence looked at (a price list run together is not read whole).
+_MOST_NUMBERS = 60
 # ခုနှစ် is "year" (in a date), not "two".
 _WORD_NUMBER = re.compile("(?<![a-z])(?<!ခု)(" + "|".join(sorted(NUMBER_WORDS, key=len,
                                                                   reverse=True))
@@ -65,7 +67,7 @@ def near_number(clause: str, counts: Callable[[str], bool],
     if not found:
         return None
     reach = _CLOSE if strict else _REACH
-    for start, end, value in found:
+    for start, end, value in found[:_MOST_NUMBERS]:
         if counts(plain[end:end + reach]) or counts(plain[max(0, start - reach):start]):
             return value
     return None if strict else found[0][2]

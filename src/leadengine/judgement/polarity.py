@@ -33,10 +33,10 @@ NEGATION = re.compile(
     # across two words (ส่งด่วน: express delivery).
     r"|ไม่|งด(?!งาม|[\u0e48-\u0e4b])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
     # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ.
-    r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]*?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
+    r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
     r"(?![\u1000-\u1021]))"
     # ...or starts a word with it: မပြုလုပ်ပါ (does not do), မယူပါ (does not take).
-    r"|(?<![\u1000-\u109f])မ(?=[\u1000-\u1021][\u1000-\u109f]*?(?:ပါ|ဘူး|ဘဲ)"
+    r"|(?<![\u1000-\u109f])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ)"
     r"(?![\u1000-\u1021]))", re.I)
 #: Where a line's clauses end (a negation only answers for its own clause).
 #: "Parking: none" is one clause (what a label is followed by answers it), and so is a
