@@ -165,6 +165,9 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
     ("Do they have a LINE account?", "We take Rabbit LINE Pay.", "unknown"),
     ("Do they run classes or training courses?", "IELTS preparation class, 8 weeks", "yes"),
     ("Do they take walk-ins?", "ချိန်းစရာ မလိုဘူး၊ တန်းလာခဲ့ဗျာ", "yes"),
+    ("Do they offer free Wi-Fi?", "Free Wi-Fi at the shopping centre next door.", "unknown"),
+    ("Is there parking for customers?", "No parking at the shop, use the lot next door.",
+     "no"),
 ])
 def test_what_a_sentence_says_about_what_is_asked(ask: str, line: str, said: str) -> None:
     assert answer(q(ask), line)[0] == said

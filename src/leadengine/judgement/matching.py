@@ -216,6 +216,14 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
                if not whole or key[0] in wholes)
 
 
+#: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
+#: next door", "parking at the mall nearby", "the bakery next door delivers to us".
+ELSEWHERE = re.compile(
+    r"(?<![a-z])(?:next door|nearby|near by|neighbou?ring|across the (?:street|road)|"
+    r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|"
+    r"ဘေးက|ဘေးဆိုင်|အနီးနား", re.I)
+
+
 def best_line(want: Wanted, lines: Iterable[Line]) -> tuple[Line, float] | None:
     """The line that holds most of what the question wants (two thirds of its words
     or more), with the share held; None when no line does."""

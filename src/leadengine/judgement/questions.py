@@ -46,6 +46,7 @@ from leadengine.judgement.counts import (
 )
 from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.matching import (
+    ELSEWHERE,
     Wanted,
     best_line,
     clauses,
@@ -192,6 +193,8 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
         if negated(first) or opposed(want, first):
             return Answer("no", evidence_of(Line(f"{line.text} {line.after}", "",
                                                  frozenset())), line.source, confidence)
+    if ELSEWHERE.search(line.text):  # a neighbour's Wi-Fi or parking: not theirs
+        return NOT_ANSWERED
     return Answer("yes", evidence_of(line), line.source, confidence)
 
 
