@@ -166,6 +166,9 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
     ("Do they run classes or training courses?", "IELTS preparation class, 8 weeks", "yes"),
     ("Do they take walk-ins?", "ချိန်းစရာ မလိုဘူး၊ တန်းလာခဲ့ဗျာ", "yes"),
     ("Do they offer free Wi-Fi?", "Free Wi-Fi at the shopping centre next door.", "unknown"),
+    ("Do they sell gift vouchers or gift cards?", "We wrap every book in gift paper.",
+     "unknown"),
+    ("Do they sell gift vouchers or gift cards?", "Gift cards from 500 baht.", "yes"),
     ("Is there parking for customers?", "No parking at the shop, use the lot next door.",
      "no"),
 ])

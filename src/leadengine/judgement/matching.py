@@ -134,13 +134,12 @@ def wanted(question: Question) -> Wanted:
         if middle != "or" or before in ASKING or after in ASKING \
                 or stem(before) in _SOFT or stem(after) in _SOFT:
             continue
-        either.setdefault(stem(before), set()).add(stem(after))
         head = asked[place + 3] if place + 3 < len(asked) else ""
         if head and head not in ASKING and head not in STOP_WORDS and _plural(head):
-            if _plural(before):  # "classes or training courses": either noun
-                either[stem(before)].add(stem(head))
-            else:  # "credit or debit cards": what kind of cards, said or not
-                modifiers.add(stem(before))
+            if _plural(before):  # "vouchers or gift cards": the compound is its own key
+                continue
+            modifiers.add(stem(before))  # "credit or debit cards": what kind, said or not
+        either.setdefault(stem(before), set()).add(stem(after))
     # "rooms, seats or beds": one key met by any of them.
     for listed in _LISTED.finditer(re.sub(r"\([^)]*\)", " ", question.ask.lower())):
         items = [w for w in re.split(r",\s*|\s+or\s+", listed.group()) if w]
