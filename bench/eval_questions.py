@@ -7,7 +7,9 @@ and held-out before any tuning:
 * ``c``: ``tests/fixtures/questions_c``, 18 sites, 164 labels, 17 questions (12 new);
 * ``d``, ``e``: ``tests/fixtures/questions_d``, ``questions_e``, 18 sites and 162 labels
   each, 20 questions each (10 new each), written after the answerer was tuned on the
-  dev parts of a, b and c.
+  dev parts of a, b and c;
+* ``f``, ``g``: ``tests/fixtures/questions_f``, ``questions_g``, 18 sites and 162 labels
+  each, about 70 % on 13 common questions, written after the work on d and e.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -37,7 +39,8 @@ from tests.fakes.site_server import SiteServer
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "c": FIXTURES / "questions_c", "d": FIXTURES / "questions_d",
-        "e": FIXTURES / "questions_e"}
+        "e": FIXTURES / "questions_e", "f": FIXTURES / "questions_f",
+        "g": FIXTURES / "questions_g"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 

@@ -53,6 +53,7 @@ def answer(question: Question, *lines: str) -> tuple[Any, str]:
     ("จ.-ส. 8.30-17.30 น.", "unknown"),  # short Thai day names, the hours on their own line
     ("ไม่เปิดวันอาทิตย์", "no"),
     ("เปิดทุกวันไม่มีวันหยุด 8.00-20.00", "yes"),  # no day off: every day
+    ("หยุดทุกวันจันทร์ค่ะ\nทุกวันเสาร์ 10 โมง มีคลาสสำหรับเด็ก", "yes"),  # a class is no timetable
     ("อาทิตย์ละ 2 ครั้ง เปิด 9.00", None),  # อาทิตย์ละ: "a week", not Sunday
     ("တနင်္လာမှ စနေအထိ မနက် ၉ နာရီမှ ညနေ ၆ နာရီ ဖွင့်ပါသည်။", "unknown"),
     ("တနင်္ဂနွေနေ့ ပိတ်ပါသည်။", "no"),
@@ -78,6 +79,8 @@ def test_a_day_answer_quotes_a_table_row_whole() -> None:
     ("မနက် ၉ နာရီ မှ ညနေ ၆ နာရီ", ("9:00", "18:00")),
     ("Mon-Sat 9-18", ("9:00", "18:00")),
     ("9.00-17.00", ("9:00", "17:00")),
+    ("เปิด 7 โมงครึ่ง – 1 ทุ่ม", ("7:30", "19:00")),
+    ("บ่ายสองโมงครึ่ง ถึง สี่ทุ่มครึ่ง", ("14:30", "22:30")),
     ("ages 5-12 years", None),
 ])
 def test_opening_hours_in_any_way_they_are_written(text: str, times: Any) -> None:
@@ -169,6 +172,15 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
     ("Do they sell gift vouchers or gift cards?", "We wrap every book in gift paper.",
      "unknown"),
     ("Do they sell gift vouchers or gift cards?", "Gift cards from 500 baht.", "yes"),
+    ("Can customers pay by QR code or mobile wallet?", "Payment: only cash or PromptPay QR.",
+     "yes"),
+    ("Do they accept credit or debit cards?", "Payment: only cash or PromptPay QR.", "no"),
+    ("Can customers pay by QR code or mobile wallet?", "ငွေသား နဲ့ပဲ ရောင်းပါတယ်", "no"),
+    ("Do they offer home visits?", "အိမ်ကို ခေါ်ပြီး လုပ်ခိုင်းတာ လက်မခံပါရှင့်။", "no"),
+    ("Do they give a free estimate?", "ส่งรูปมา เช็คราคาให้ฟรี ไม่ซื้อก็ไม่ว่ากันครับ", "yes"),
+    ("Do they welcome children?", "We are an adults-only hotel.", "no"),
+    ("Do they take walk-ins?", "Loft Twin: two singles, walk-in shower.", "unknown"),
+    ("Do they take walk-ins?", "Sorry, we can't take people who just turn up.", "no"),
     ("Is there parking for customers?", "No parking at the shop, use the lot next door.",
      "no"),
 ])

@@ -210,9 +210,22 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
     """Whether ``text`` holds a phrase that answers "no" about one of the keys (with
     ``whole``: about the whole question, as "cash only" does about cards)."""
     folded = NO_NEED.sub(" ", text.casefold())
+    # "Only cash or PromptPay QR" names what is taken: no "cash only" about QR, which it
+    # names, but still about cards, which it does not.
+    for listed in _OR_MORE.finditer(folded):
+        more = folded[listed.start("more"):listed.end() + 30]
+        named = frozenset(stems_of(more) | translated(more))
+        if any(not met.isdisjoint(named) for _, met, _, _ in want.tests):
+            folded = folded[:listed.start()] + " " * len(listed.group()) + folded[listed.end():]
     wholes = vocabulary().whole
     return any(says(phrase, folded) for key in want.keys for phrase in key[3]
                if not whole or key[0] in wholes)
+
+
+#: "only cash or X", "เงินสดหรือ X เท่านั้น", "ငွေသား ဒါမှမဟုတ် X": an only-phrase with more
+#: after it (blanked, so that "cash only" is not read in it).
+_OR_MORE = re.compile(r"(?:only cash|cash only|เงินสด|ငွေသား)\s*(?:or|and|&|/|หรือ|และ|"
+                      r"ဒါမှမဟုတ်|သို့မဟုတ်|နှင့်|နဲ့\s?(?!ပဲ))\s*(?P<more>\S+)", re.I)
 
 
 #: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre

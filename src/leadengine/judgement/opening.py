@@ -44,7 +44,8 @@ def day_answer(day: int, lines: Sequence[Line]) -> Answer | None:
         for said, joined in line_sayings(line.text, line.after):
             spoke = True
             # Hours that leave the day out: no day off elsewhere says it is open.
-            left_out = left_out or bool(said.open and day not in said.open | said.closed)
+            # (Hours for two days or more: "every Saturday 10:00, a class" is no timetable.)
+            left_out = left_out or (len(said.open) >= 2 and day not in said.open | said.closed)
             quote = f"{evidence_of(line)} {line.after}".strip() if joined else evidence_of(line)
             value = "no" if day in said.closed else "yes"
             if day in said.named and named is None:
@@ -76,9 +77,27 @@ def time_answer(closing: bool, lines: Sequence[Line]) -> Answer | None:
     on its pages; None when no line gives hours."""
     found = hours_lines(lines)
     if not found:
-        return None
+        return _one_time(closing, lines)
     line, (opens, closes) = found[0]
     return Answer(closes if closing else opens, evidence_of(line), line.source, 0.8)
+
+
+#: A single time said as when they close ("until 10 pm", "ถึง 2 ทุ่ม", "ည ၉ နာရီ ထိ") or
+#: open ("from 7 am", "เปิด 7 โมง", "မနက် ၇ နာရီ ဖွင့်").
+_UNTIL = re.compile(r"(?<![a-z])(?:until|till|til|closes? at|close)(?![a-z])|ถึง|จนถึง|ปิด|"
+                    r"ထိ|အထိ|ပိတ်", re.I)
+_FROM = re.compile(r"(?<![a-z])(?:from|opens? at|open)(?![a-z])|ตั้งแต่|เปิด|ဖွင့်|မှစ", re.I)
+
+
+def _one_time(closing: bool, lines: Sequence[Line]) -> Answer | None:
+    """When no line gives hours: the first line with a single time said as a closing
+    (or opening) time; None when none is."""
+    said = _UNTIL if closing else _FROM
+    for line in lines:
+        found = times_in(line.text)
+        if len(found) == 1 and said.search(line.text):
+            return Answer(found[0][1], evidence_of(line), line.source, 0.6)
+    return None
 
 
 def all_day_answer(lines: Sequence[Line]) -> Answer | None:

@@ -18,6 +18,8 @@ NO_NEED = re.compile(
     # No day off: open every day.
     r"|no days? off|never closed|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|ပိတ်ရက်\s?မရှိ"
     r"|ไม่คิดค่า\S*|ငွေမယူ|ခ\s?မယူ"
+    # "ไม่ซื้อก็ไม่ว่า": no problem if you don't buy.
+    r"|ไม่\S{0,12}ก็ไม่ว่า\S*|ไม่ว่ากัน"
     # Burmese "without booking": ဘွတ်ကင် မလုပ်ဘဲ (not doing a booking, ...).
     r"|(?:ဘွတ်ကင်|ဘိုကင်|ချိန်းဆို|စာရင်းပေး)\s?မ[^\s။]*ဘဲ"
     # A public holiday is an "office-closed day" (ရုံးပိတ်ရက်), a holiday a "stop day".
@@ -34,10 +36,10 @@ NEGATION = re.compile(
     r"|ไม่|งด(?!งาม|[\u0e48-\u0e4b])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
     # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ.
     r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
-    r"(?![\u1000-\u1021]))"
+    r"(?:ရှင|ခင်ဗျ|နော်|(?![\u1000-\u1021])))"
     # ...or starts a word with it: မပြုလုပ်ပါ (does not do), မယူပါ (does not take).
     r"|(?<![\u1000-\u109f])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ)"
-    r"(?![\u1000-\u1021]))", re.I)
+    r"(?:ရှင|ခင်ဗျ|နော်|(?![\u1000-\u1021])))", re.I)
 #: Where a line's clauses end (a negation only answers for its own clause).
 #: "Parking: none" is one clause (what a label is followed by answers it), and so is a
 #: parenthesis with what it annotates ("ยังไม่มีบัตรของขวัญ (gift card)").

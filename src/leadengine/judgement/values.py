@@ -52,6 +52,8 @@ _BARE_HOURS = re.compile(r"(?<![\d.,:/])(\d{1,2})\s*[-–]\s*(\d{1,2})(?![\d.,:/
 _BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|အထိ|ထိ", re.I)
 #: Open all day and night.
 ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
+#: Half past: ครึ่ง (after โมง or ทุ่ม), ခွဲ.
+_HALF = re.compile(r"\s*(?:โมง)?\s*ครึ่ง|\s*ခွဲ")
 #: Thai and Burmese spoken times: (pattern with the hour, hours added, half past).
 _SPOKEN = (
     (re.compile(r"(\d{1,2})\s*โมงเช้า"), 0), (re.compile(r"บ่าย\s*(\d{1,2})"), 12),
@@ -100,8 +102,7 @@ def times_in(text: str) -> tuple[tuple[int, str], ...]:
     for pattern, add in _SPOKEN:
         for spoken in pattern.finditer(plain):
             hour = int(spoken.group(1)) + (add if int(spoken.group(1)) < 12 else 0)
-            half = plain[spoken.end():spoken.end() + 3].startswith("ခွဲ") or \
-                plain[spoken.end():spoken.end() + 4].startswith("ครึ่ง")
+            half = _HALF.match(plain, spoken.end()) is not None
             found.append((spoken.start(), f"{hour % 24}:{30 if half else 0:02d}"))
     if not found:
         for bare in _BARE_HOURS.finditer(plain):
