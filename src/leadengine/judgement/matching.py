@@ -162,7 +162,7 @@ def wanted(question: Question) -> Wanted:
 #: English?" is answered by "We work in English"): they weigh :data:`SOFT` of a word.
 _SOFT = frozenset({"staff", "employe", "team", "worker", "speak", "spoken", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
-                   "allow", "permit", "welcom", "look", "find", "seek", "pay"})
+                   "allow", "permit", "welcom", "look", "find", "seek", "pay", "page"})
 SOFT = 0.25
 
 
