@@ -9,7 +9,9 @@ and held-out before any tuning:
   each, 20 questions each (10 new each), written after the answerer was tuned on the
   dev parts of a, b and c;
 * ``f``, ``g``: ``tests/fixtures/questions_f``, ``questions_g``, 18 sites and 162 labels
-  each, about 70 % on 13 common questions, written after the work on d and e.
+  each, about 70 % on 13 common questions, written after the work on d and e;
+* ``h``: ``tests/fixtures/questions_h``, 18 sites, 160 labels, the 11 most common
+  questions only, written after all the work above and never tuned on (both splits).
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -40,7 +42,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "c": FIXTURES / "questions_c", "d": FIXTURES / "questions_d",
         "e": FIXTURES / "questions_e", "f": FIXTURES / "questions_f",
-        "g": FIXTURES / "questions_g"}
+        "g": FIXTURES / "questions_g", "h": FIXTURES / "questions_h"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
