@@ -1,13 +1,16 @@
 """Numbers a question asks for, read from the sentence that answers it: the count next
 to what is counted ("12 staff, 3 of them cooks": 12 staff), a founding year, or the
-years since it ("since 2538" asked as "how many years?": 2026 - 1995)."""
+years since it ("since 2538" asked as "how many years?": 2026 - 1995); and the lowest or
+highest price, from every amount written on the pages."""
 
 from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from leadengine.judgement.answer import NOT_ANSWERED, Answer, evidence_of
+from leadengine.judgement.sentences import Line
 from leadengine.judgement.values import DIGITS, NUMBER, NUMBER_WORDS, year_in
 
 #: A copyright line's year is when the page was written, not when the business began.
@@ -90,6 +93,19 @@ _NUMBER_TEXT = r"\d[\d,]*(?:\.\d+)?"
 _AMOUNT = re.compile(
     rf"(?:(?<![a-z]){_CURRENCY}\s?({_NUMBER_TEXT}))"
     rf"|(?:({_NUMBER_TEXT})(?:\s?[-–]\s?({_NUMBER_TEXT}))?\s?{_CURRENCY}(?![a-z]))", re.I)
+
+
+def price_answer(ask: str, lines: Sequence[Line]) -> Answer | None:
+    """"What is the lowest (highest) price?": the smallest (largest) amount written on
+    the pages, unknown when none is; None for any other question."""
+    which = asks_price(ask)
+    if which is None:
+        return None
+    priced = [(amount, line) for line in lines for amount in amounts(line.text)]
+    if not priced:
+        return NOT_ANSWERED
+    amount, line = (min if which == "lowest" else max)(priced, key=lambda found: found[0])
+    return Answer(amount, evidence_of(line), line.source, 0.7)
 
 
 def asks_price(ask: str) -> str | None:

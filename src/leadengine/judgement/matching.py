@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 
 from leadengine.judgement.polarity import NO_NEED
 from leadengine.judgement.sentences import (
@@ -123,10 +123,33 @@ _LISTED = re.compile(r"[a-z-]+(?:,\s*[a-z-]+)+,?\s+or\s+[a-z-]+")
 def wanted(question: Question) -> Wanted:
     """The question's key stems: its words (not the asking ones) and its hints' (a
     Thai or Burmese hint brings the English words it means), each with the phrases
-    that answer "no" about it."""
+    that answer "no" about it. Made once per wording (every site of a run asks it)."""
+    return _wanted(question.ask, tuple(question.hints))
+
+
+@lru_cache(maxsize=4096)
+def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     # "(locations in total)" explains the question; it is not what a page would say.
-    asked = LATIN_WORD.findall(re.sub(r"\([^)]*\)", " ", question.ask.lower()))
-    # "credit or debit cards": one key met by either word.
+    core = re.sub(r"\([^)]*\)", " ", ask.lower())
+    asked = LATIN_WORD.findall(core)
+    either, modifiers = _either(asked, core)
+    alternatives = {s for found in either.values() for s in found}
+    words = [w for w in asked if w not in STOP_WORDS and w not in ASKING]
+    words += [w for hint in hints for w in LATIN_WORD.findall(hint.lower())]
+    stems = [s for s in dict.fromkeys(stem(w) for w in words)
+             if s not in STOP_WORDS and s not in alternatives]
+    for hint in hints:
+        stems += [s for s in translated(hint) if s not in stems]
+    opposites = vocabulary().opposites
+    return Wanted(tuple((key, SOFT if key in _SOFT | modifiers else 1.0,
+                         frozenset(either.get(key, ())),
+                         opposites.get(key, ())) for key in stems))
+
+
+def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:
+    """The question's alternatives (a key's stem -> the stems that meet it too) and
+    its modifiers (weighing :data:`SOFT`): "credit or debit cards" is one key, cards,
+    of any kind; "rooms, seats or beds" one key met by any of them."""
     either: dict[str, set[str]] = {}
     modifiers: set[str] = set()
     for place, (before, middle, after) in enumerate(zip(asked, asked[1:], asked[2:],
@@ -140,22 +163,11 @@ def wanted(question: Question) -> Wanted:
                 continue
             modifiers.add(stem(before))  # "credit or debit cards": what kind, said or not
         either.setdefault(stem(before), set()).add(stem(after))
-    # "rooms, seats or beds": one key met by any of them.
-    for listed in _LISTED.finditer(re.sub(r"\([^)]*\)", " ", question.ask.lower())):
+    for listed in _LISTED.finditer(core):
         items = [w for w in re.split(r",\s*|\s+or\s+", listed.group()) if w]
         if len(items) >= 3 and not set(items) & ASKING:
             either.setdefault(stem(items[0]), set()).update(stem(w) for w in items[1:])
-    alternatives = {s for found in either.values() for s in found}
-    words = [w for w in asked if w not in STOP_WORDS and w not in ASKING]
-    words += [w for hint in question.hints for w in LATIN_WORD.findall(hint.lower())]
-    stems = [s for s in dict.fromkeys(stem(w) for w in words)
-             if s not in STOP_WORDS and s not in alternatives]
-    for hint in question.hints:
-        stems += [s for s in translated(hint) if s not in stems]
-    opposites = vocabulary().opposites
-    return Wanted(tuple((key, SOFT if key in _SOFT | modifiers else 1.0,
-                         frozenset(either.get(key, ())),
-                         opposites.get(key, ())) for key in stems))
+    return either, modifiers
 
 
 #: Stems of words that say who or how more than what is asked ("Do the staff speak

@@ -28,7 +28,7 @@ evidence). An LLM's answers are checked against the pages by
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from leadengine.judgement.answer import (
@@ -39,10 +39,9 @@ from leadengine.judgement.answer import (
 from leadengine.judgement.choices import choice_answer
 from leadengine.judgement.counts import (
     COPYRIGHT,
-    amounts,
-    asks_price,
     counted,
     number_answer,
+    price_answer,
 )
 from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.matching import (
@@ -115,13 +114,9 @@ def answer_offline(question: Question, lines: Sequence[Line],
     timed = _opening(question, lines)
     if timed is not None:
         return timed
-    which = asks_price(question.ask) if question.type == "number" else None
-    if which is not None:  # "What is the lowest price?": every amount on the pages
-        priced = [(amount, line) for line in lines for amount in amounts(line.text)]
-        if not priced:
-            return NOT_ANSWERED
-        amount, line = (min if which == "lowest" else max)(priced, key=lambda x: x[0])
-        return Answer(amount, evidence_of(line), line.source, 0.7)
+    priced = price_answer(question.ask, lines) if question.type == "number" else None
+    if priced is not None:  # "What is the lowest price?": every amount on the pages
+        return priced
     if question.type == "number":  # a line with a number (a copyright's year is not one)
         lines = _numbered(question, lines)
     best: tuple[Line, float, Wanted] | None = None
@@ -142,9 +137,7 @@ def answer_offline(question: Question, lines: Sequence[Line],
         clause = line.text
     if question.type == "number":
         keys = {k[0] for k in want.keys}
-        found_number = number_answer(question.ask, keys, clause, lambda text: bool(
-            set(matched(want, frozenset(stems_of(text) | translated(text)), text))
-            - {"year"}))
+        found_number = number_answer(question.ask, keys, clause, _counts(want))
         if found_number is None:
             return NOT_ANSWERED
         value: str | int = found_number
@@ -167,12 +160,19 @@ def _numbered(question: Question, lines: Sequence[Line]) -> list[Line]:
     to a word of the question ("12 rooms", "အခန်း ၁၀ ခန်း") if any line has one."""
     found = [line for line in lines
              if not COPYRIGHT.search(line.text) and number_in(line.text) is not None]
-    if "year" in {key[0] for key in wanted(question).keys}:
-        return found
     want = wanted(question)
-    near = [line for line in found if counted(line.text, lambda text: bool(
-        set(matched(want, frozenset(stems_of(text) | translated(text)), text)) - {"year"}))]
+    if "year" in {key[0] for key in want.keys}:
+        return found
+    near = [line for line in found if counted(line.text, _counts(want))]
     return near or found
+
+
+def _counts(want: Wanted) -> Callable[[str], bool]:
+    """Whether a stretch of text names what the question counts (a year is no count)."""
+    def counts(text: str) -> bool:
+        return bool(set(matched(want, frozenset(stems_of(text) | translated(text)), text))
+                    - {"year"})
+    return counts
 
 
 def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
@@ -184,18 +184,21 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
         answer = Line(line.after, line.source, frozenset())
         said = "no" if opposed(want, line.after) else faq_answer(line.after,
                                                                  _clause(answer, want))
-        return Answer(said, evidence_of(Line(f"{line.text} {line.after}", "", frozenset())),
-                      line.source, confidence)
+        return Answer(said, _with_next(line), line.source, confidence)
     if negated(clause) or opposed(want, clause):
         return Answer("no", evidence_of(line), line.source, confidence)
     if _label(line, want) and line.after:
         first = next((p for p in CLAUSE.split(line.after) if p and p.strip()), "")
         if negated(first) or opposed(want, first):
-            return Answer("no", evidence_of(Line(f"{line.text} {line.after}", "",
-                                                 frozenset())), line.source, confidence)
+            return Answer("no", _with_next(line), line.source, confidence)
     if ELSEWHERE.search(line.text):  # a neighbour's Wi-Fi or parking: not theirs
         return NOT_ANSWERED
     return Answer("yes", evidence_of(line), line.source, confidence)
+
+
+def _with_next(line: Line) -> str:
+    """What is quoted of a line answered by the next one: both."""
+    return evidence_of(Line(f"{line.text} {line.after}", "", frozenset()))
 
 
 #: Question words that ask whether a business is open (on a day, at an hour).

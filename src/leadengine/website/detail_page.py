@@ -105,19 +105,19 @@ def website_candidates(tree: lxml.html.HtmlElement, url: str, listing_host: str 
             continue
         if not WEBSITE_LABEL.search(_label_of(node)) or in_chrome(node):
             continue
-        for found in _DOMAIN_TEXT.findall(element_text(node)):
-            address = found if found.startswith("http") else "https://" + found
-            if _is_website(address, host):
-                written.append(clean_url(address))
+        written += _addresses(element_text(node), host)
     # "<span>Website</span> www.example.co.th": the address is the label's tail.
     for label in tree.iter("span", "b", "strong", "label", "em", "i", "small"):
         if label.tail and _DOMAIN_TEXT.search(label.tail) and WEBSITE_LABEL.search(
                 element_text(label)) and not in_chrome(label):
-            for found in _DOMAIN_TEXT.findall(label.tail):
-                address = found if found.startswith("http") else "https://" + found
-                if _is_website(address, host):
-                    written.append(clean_url(address))
+            written += _addresses(label.tail, host)
     return list(dict.fromkeys([*labelled, *plain, *written]))
+
+
+def _addresses(text: str, host: str) -> list[str]:
+    """The web addresses written in ``text`` that may be a business's website."""
+    found = (w if w.startswith("http") else "https://" + w for w in _DOMAIN_TEXT.findall(text))
+    return [clean_url(address) for address in found if _is_website(address, host)]
 
 
 def _label_of(node: lxml.html.HtmlElement) -> str:
