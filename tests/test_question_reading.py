@@ -59,10 +59,34 @@ def answer(question: Question, *lines: str) -> tuple[Any, str]:
     ("တနင်္ဂနွေနေ့ ပိတ်ပါသည်။", "no"),
     ("တနင်္ဂနွေနေ့ မဖွင့်ပါ", "no"),
     ("နေ့စဉ် ဖွင့်ပါသည်။", "yes"),
+    ("Sun\n11:00 - 14:00", "yes"),  # a table cell holding only the short name
+    ("Sun\nclosed", "no"),
+    ("Open Mon-Sat, closed Sunday", "no"),  # each part says its own
+    ("Closed Mondays, open Sunday", "yes"),
+    ("We don't work on Sundays.", "no"),
+    ("Sunday & public holidays\nClosed", "no"),  # a holiday next to the day in a cell
+    ("ဗုဒ္ဓဟူးနေ့မှလွဲ၍ နေ့တိုင်း ဖွင့်ပါတယ်", "yes"),  # Burmese: the day left out comes first
+    ("ပိတ်ရက် မရှိပါ။ ရုံးပိတ်ရက်များတွင်လည်း ဖွင့်ပါသည်။", "yes"),  # no day off; holidays open
+    ("တနင်္ဂနွေနှင့် ရုံးပိတ်ရက်များတွင် ဖွင့်မည် မဟုတ်ပါ", "no"),
 ])
 def test_a_day_is_open_by_what_the_page_says_about_days(text: str, said: str | None) -> None:
     found = day_answer(SUNDAY, site_lines([("u", text)]))
     assert (found.value if found is not None else None) == said
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Closed on Sundays and public holidays", "no"),
+    ("Open every day, public holidays too", "yes"),
+    ("วันหยุดนักขัตฤกษ์ ร้านเปิดตามปกติ ปิดเฉพาะช่วงสงกรานต์", "yes"),  # each piece its own
+    ("วันหยุดราชการ งดให้บริการ", "no"),  # its หยุด is the holiday's, งด the closing
+    ("ร้านเปิดทุกวัน ไม่มีวันหยุด", "yes"),  # no day off at all
+    ("ရုံးပိတ်ရက်များတွင် ဆိုင်ပိတ်ပါသည်", "no"),
+    ("Open daily 9-18", "unknown"),  # "daily" says nothing of holidays
+    ("Closed on Wednesdays", "unknown"),  # a weekly day off says nothing of them
+])
+def test_public_holidays_are_a_day_of_their_own(text: str, said: str) -> None:
+    found = answer(q("Are they open on public holidays?"), text)
+    assert found[0] == said
 
 
 def test_a_day_answer_quotes_a_table_row_whole() -> None:

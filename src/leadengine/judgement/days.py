@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from leadengine.judgement.values import has_time
 
 ALL = frozenset(range(7))
+#: Public holidays, asked about as a day of their own (never covered by "daily").
+HOLIDAYS = 7
 #: The stems of the days' English names (as a question's words are stemmed).
 DAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                  "sunday", "weekend", "weekday"})
+                  "sunday", "weekend", "weekday", "holiday"})
 #: Day names (full and short), 0 = Monday. Short English forms are read only as days
 #: where nothing else is meant (next to a dash, a colon, a digit or another day).
 _NAMES: tuple[tuple[str, ...], ...] = (
@@ -37,6 +39,7 @@ _NAMES: tuple[tuple[str, ...], ...] = (
     ("friday", "fridays", "fri", "วันศุกร์", "ศุกร์", "ศ.", "သောကြာ"),
     ("saturday", "saturdays", "sat", "วันเสาร์", "เสาร์", "ส.", "စနေ"),
     ("sunday", "sundays", "sun", "วันอาทิตย์", "อาทิตย์", "อา.", "တနင်္ဂနွေ"),
+    ("holiday", "holidays", "public holidays", "public holiday"),
 )
 _SHORT_EN = frozenset({"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat",
                        "sun"})
@@ -58,17 +61,23 @@ _WEEKDAYS = re.compile(r"(?<![a-z])weekdays?(?![a-z])|วันธรรมด�
 #: Words that make the days they go with closed (ปิด not inside เปิด).
 _CLOSED = re.compile(
     r"(?<![a-z])(?:closed?|closes|closing day|day off|days off|rest day|we rest|"
-    r"no service|shut|(?:not|never)\s+(?:be\s+)?open)(?![a-z])|n't\s+(?:be\s+)?open|"
-    r"ไม่(?:ได้)?(?:เปิด|ทำการ)|မဖွင့်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|နားရက်|နားပါ", re.I)
-_EXCEPT = re.compile(r"(?<![a-z])(?:except|but not|excluding)(?![a-z])|ยกเว้น|เว้น|မှလွဲ|"
-                     r"မပါ", re.I)
+    r"no service|shut|(?:not|never)\s+(?:be\s+)?(?:open|work))(?![a-z])|"
+    r"n't\s+(?:be\s+)?(?:open|work)(?![a-z])|"
+    r"ไม่(?:ได้)?(?:เปิด|ทำการ)|งด(?!่)|မဖွင့်|ဖွင့်\S{0,6}\s?မဟုတ်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|"
+    r"နားရက်|နားပါ", re.I)
+_EXCEPT = re.compile(r"(?<![a-z])(?:except|but not|excluding)(?![a-z])|ยกเว้น|เว้น|"
+                     r"(?P<after>မှလွဲ|မပါ)", re.I)
 _OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|including|"
                    r"incl|accept|accepted|orders?|service|serving)(?![a-z])|"
                    r"เปิด|ทำการ|ให้บริการ|รวมถึง|รวมวัน|ဖွင့်|အပါအဝင်|လက်ခံ|ဝန်ဆောင်", re.I)
 #: No day off: open every day (หยุด and ပိတ် inside would read as closed).
 _NO_DAY_OFF = re.compile(r"(?<![a-z])(?:no days? off|never closed|all year(?: round)?|"
                          r"year-round|365 days)(?![a-z])|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|"
-                         r"ပိတ်ရက်\s?မရှိ", re.I)
+                         r"ပိတ်ရက်\s?မရှိ|ရက်\s?မပျက်", re.I)
+#: Public holidays (วันหยุด..., ရုံးပိတ်ရက်: "stop day", "office-closed day"): named apart, so
+#: that their หยุด or ပိတ် is not read as a day closed.
+_HOLIDAYS = re.compile(r"(?<![a-z])(?:public|national|bank)\s+holidays?(?![a-z])|"
+                       r"(?:วันหยุด)?(?:นักขัตฤกษ์|ราชการ|เทศกาล)|ရုံးပိတ်ရက်(?:များ)?", re.I)
 #: "Every Tuesday" (ทุกวันอังคาร, အင်္ဂါနေ့တိုင်း): a day, not every day.
 _EVERY_NAMED_DAY = re.compile(rf"(?:{_DAY})\s?(?:နေ့)?\s?တိုင်း|ทุกวัน(?:{_DAY})", re.I)
 #: Where a line's parts about different days end.
@@ -92,7 +101,7 @@ def _names(text: str) -> list[tuple[int, int, int]]:
     found = []
     for match in _DAY_RE.finditer(text):
         name = match.group(1).lower()
-        if name in _SHORT_EN:
+        if name in _SHORT_EN and text.strip().lower() != name:  # a table cell: "Sat"
             after = text[match.end():match.end() + 8]
             if not re.match(r"\s*[-–—:.,&/0-9]|\s*(?:to|and|closed|open|off)\b",
                             after + " ", re.I):
@@ -108,6 +117,8 @@ def _covered(text: str) -> tuple[set[int], set[int]]:
     spans: set[int] = set()
     for match in _RANGE.finditer(text):
         first, last = _DAY_OF[match.group(1).lower()], _DAY_OF[match.group(2).lower()]
+        if HOLIDAYS in (first, last):
+            continue
         spans |= {(first + step) % 7 for step in range((last - first) % 7 + 1)}
     if _EVERY_DAY.search(_EVERY_NAMED_DAY.sub(" ", text)):
         spans |= ALL
@@ -123,9 +134,11 @@ def _covered(text: str) -> tuple[set[int], set[int]]:
 def saying(text: str) -> DaySaying | None:
     """What ``text`` (one part of a line) says about days, None when it names none or
     says neither open nor closed about them."""
-    text = _NO_DAY_OFF.sub(" open every day ", text)
+    text = _plain(text)
     cut = _EXCEPT.search(text)
     head, tail = (text[:cut.start()], text[cut.end():]) if cut else (text, "")
+    if cut and cut.group("after"):  # Burmese: the days left out come before မှလွဲ
+        head, tail = tail, head
     spans, named = _covered(head)
     if not spans and not named:
         return None
@@ -151,9 +164,9 @@ def line_sayings(text: str, after: str = "") -> list[tuple[DaySaying, bool]]:
     was read too: a line that only names days (a table row's first cell) is read with
     the next one ("Sunday" / "Closed")."""
     found = []
-    for part in _PART.split(text):
-        if not part or not part.strip():
-            continue
+    parts = [piece for part in _PART.split(_plain(text)) if part and part.strip()
+             for piece in _statuses(part)]
+    for part in parts:
         said, joined = saying(part), False
         if said is None and after and _only_days(part) and _names(after) == []:
             said, joined = saying(f"{part} {after}"), True
@@ -162,11 +175,41 @@ def line_sayings(text: str, after: str = "") -> list[tuple[DaySaying, bool]]:
     return found
 
 
+def _plain(text: str) -> str:
+    """``text`` with "no day off" said as open every day and public holidays named
+    apart (their หยุด and ပိတ် are no day closed)."""
+    return _NO_DAY_OFF.sub(" open every day and public holidays ",
+                           _HOLIDAYS.sub(" public holidays ", text))
+
+
+def _statuses(part: str) -> list[str]:
+    """A part that says both open and closed, cut where each says its own ("Open
+    Mon–Sat, closed Sunday"; "วันหยุดนักขัตฤกษ์ ร้านเปิดตามปกติ ปิดเฉพาะช่วงตรุษจีน"): at
+    commas, and in Thai at spaces; a piece naming days but neither goes with the next
+    piece when that one says one and names no day ("Sunday, closed")."""
+    if not (_CLOSED.search(part) and _OPEN.search(part)) or _EXCEPT.search(part):
+        return [part]
+    pieces = [p for p in _STATUS_CUT.split(part) if p and p.strip()]
+    merged: list[str] = []
+    for piece in pieces:
+        said = _CLOSED.search(piece) or _OPEN.search(piece)
+        if merged and said and not _names(piece) and not _RANGE.search(piece) \
+                and not (_CLOSED.search(merged[-1]) or _OPEN.search(merged[-1])):
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return merged
+
+
+_STATUS_CUT = re.compile(r"\s*[,၊]\s*|(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
+
+
 def _only_days(text: str) -> bool:
     rest = _RANGE.sub(" ", text)
     for start, end, _ in reversed(_names(rest)):
         rest = rest[:start] + " " + rest[end:]
-    return not re.sub(r"[\s:.,&\-–/]|and|และ|နှင့်", "", rest, flags=re.I)
+    rest = _HOLIDAYS.sub(" ", rest)
+    return not re.sub(r"[\s:.,&\-–/]|and|และ|နှင့်|holidays?", "", rest, flags=re.I)
 
 
 def asked_day(stems: Iterable[str]) -> int | None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from leadengine.judgement.answer import NOT_ANSWERED, Answer, evidence_of
-from leadengine.judgement.days import line_sayings
+from leadengine.judgement.days import HOLIDAYS, line_sayings
 from leadengine.judgement.sentences import Line
 from leadengine.judgement.values import ALL_DAY, hours_of, minutes, times_in
 
@@ -52,8 +52,10 @@ def day_answer(day: int, lines: Sequence[Line]) -> Answer | None:
                 named = Answer(value, quote, line.source, 0.9)
             elif day in said.open | said.closed and covered is None:
                 covered = Answer(value, quote, line.source, 0.8)
-            elif said.closed and day not in said.closed and said.closed <= said.named \
-                    and len(said.closed) <= 2 and not said.open and day_off is None:
+            elif (said.closed - {HOLIDAYS}) and day not in said.closed \
+                    and day != HOLIDAYS and said.closed <= said.named \
+                    and len(said.closed - {HOLIDAYS}) <= 2 and not said.open \
+                    and day_off is None:
                 day_off = Answer("yes", quote, line.source, 0.6)
     found = named or covered or (None if left_out else day_off)
     if found is not None:

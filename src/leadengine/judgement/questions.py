@@ -203,7 +203,8 @@ def _with_next(line: Line) -> str:
 
 #: Question words that ask whether a business is open (on a day, at an hour).
 _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day", "hour",
-                         "time", "pm", "am", "late", "earli", "morn", "even", "night"})
+                         "time", "pm", "am", "late", "earli", "morn", "even", "night",
+                         "public", "nation"})
 
 
 def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
