@@ -207,6 +207,24 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
     ("Do they take walk-ins?", "Sorry, we can't take people who just turn up.", "no"),
     ("Is there parking for customers?", "No parking at the shop, use the lot next door.",
      "no"),
+    # An English negation after what is asked answers it only about its being there.
+    ("Do they have a loyalty or points program?", "Your points never expire.", "yes"),
+    ("Do they take walk-ins?", "Walk-ins are no problem at all.", "yes"),
+    ("Do they give a warranty?", "Warranty: any part that doesn't work is replaced.", "yes"),
+    ("Do they deliver to customers?", "Delivery is not available on weekends.", "no"),
+    ("Do they accept credit or debit cards?", "Credit cards are not accepted.", "no"),
+    ("Do they accept credit or debit cards?", "Credit cards: not yet.", "no"),
+    ("Are pets allowed?", "Dogs and cats can't stay in the rooms.", "no"),
+    ("Do the staff speak English?", "Nobody here speaks English, sorry.", "no"),
+    # A list's verb, and its negation, end a Burmese sentence.
+    ("Do they accept credit or debit cards?", "ဗီဇာကတ်၊ ဘဏ်ကတ် လက်မခံပါ။", "no"),
+    # A long parenthesis, and what follows a colon after a sentence, are clauses of
+    # their own; an "only" list names what is taken.
+    ("Do they accept credit or debit cards?", "We take Visa and JCB (no Amex, sorry).",
+     "yes"),
+    ("Can customers pay by bank transfer?",
+     "Sorry, we cannot take Visa this month: cash or bank transfer only.", "yes"),
+    ("Can customers pay by bank transfer?", "เงินสดหรือโอนเข้าบัญชีเท่านั้น", "yes"),
 ])
 def test_what_a_sentence_says_about_what_is_asked(ask: str, line: str, said: str) -> None:
     assert answer(q(ask), line)[0] == said

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
-from leadengine.judgement.polarity import NO_NEED
+from leadengine.judgement.polarity import NEGATION, NO_NEED
 from leadengine.judgement.sentences import (
     LATIN_WORD,
     Line,
@@ -220,24 +220,30 @@ def _places(phrase: str, text: str) -> Iterable[int]:
 
 def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
     """Whether ``text`` holds a phrase that answers "no" about one of the keys (with
-    ``whole``: about the whole question, as "cash only" does about cards)."""
+    ``whole``: about the whole question, as "cash only" does about cards). An "only"
+    phrase names what is taken: it is no "no" about a key the text names too ("cash or
+    bank transfer only", "only cash or PromptPay QR", "ငွေသားနဲ့ KPay ပဲ")."""
     folded = NO_NEED.sub(" ", text.casefold())
-    # "Only cash or PromptPay QR" names what is taken: no "cash only" about QR, which it
-    # names, but still about cards, which it does not.
-    for listed in _OR_MORE.finditer(folded):
-        more = folded[listed.start("more"):listed.end() + 30]
-        named = frozenset(stems_of(more) | translated(more))
-        if any(not met.isdisjoint(named) for _, met, _, _ in want.tests):
-            folded = folded[:listed.start()] + " " * len(listed.group()) + folded[listed.end():]
     wholes = vocabulary().whole
-    return any(says(phrase, folded) for key in want.keys for phrase in key[3]
-               if not whole or key[0] in wholes)
+    for key, met, _, _ in want.tests:
+        phrases = next(k[3] for k in want.keys if k[0] == key)
+        if not phrases or (whole and key not in wholes):
+            continue
+        said = [p for p in phrases if says(p, folded)]
+        if not said:
+            continue
+        if all(_ONLY.search(p) for p in said):
+            rest = folded
+            for phrase in said:
+                rest = rest.replace(phrase, " ")
+            if not met.isdisjoint(stems_of(rest) | translated(rest)):
+                continue
+        return True
+    return False
 
 
-#: "only cash or X", "เงินสดหรือ X เท่านั้น", "ငွေသား ဒါမှမဟုတ် X": an only-phrase with more
-#: after it (blanked, so that "cash only" is not read in it).
-_OR_MORE = re.compile(r"(?:only cash|cash only|เงินสด|ငွေသား)\s*(?:or|and|&|/|หรือ|และ|"
-                      r"ဒါမှမဟုတ်|သို့မဟုတ်|နှင့်|နဲ့\s?(?!ပဲ))\s*(?P<more>\S+)", re.I)
+#: The words that make a phrase name all that is taken ("cash only", เงินสดเท่านั้น).
+_ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|รับแต่|ပဲ|သာ")
 
 
 #: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
@@ -267,3 +273,35 @@ def best_line(want: Wanted, lines: Iterable[Line]) -> tuple[Line, float] | None:
         if best is None or rank[:2] > best[:2]:
             best = rank
     return (best[2], best[0]) if best is not None else None
+
+
+def negates(want: Wanted, clause: str) -> bool:
+    """Whether ``clause`` says no about what is asked. An English negation after what is
+    asked answers it only when it is about its being there or being taken ("Cards are
+    not accepted", "Parking: none", "not yet"), not about another verb ("Points never
+    expire", "Delivery is no problem", "anything that doesn't fit is altered free")."""
+    plain = NO_NEED.sub(" ", clause)
+    for hit in NEGATION.finditer(plain):
+        before, after = plain[:hit.start()], plain[hit.end():]
+        if not hit.group().isascii() or hit.group().lower() in _CANNOT or not matched(
+                want, frozenset(stems_of(before)), before):
+            return True
+        following = [stem(w) for w in LATIN_WORD.findall(after.lower())
+                     if w not in STOP_WORDS or w in _BEING][:_AFTER]
+        if not following or any(
+                w in _BEING or w in _SOFT or any(meets(key, w) for key, *_ in want.keys)
+                or any(meets(w, stem(asked)) for asked in ASKING) for w in following):
+            return True
+    return False
+
+
+#: A negation that says what may not be done ("pets can't ride in the cars").
+_CANNOT = frozenset({"cannot", "can't", "cant"})
+#: How many words after an English negation say what it is about.
+_AFTER = 3
+#: Words that say something is (not) there or (not) taken.
+_BEING = frozenset(stem(w) for w in (
+    "available", "accepted", "allowed", "possible", "admitted", "included", "supported",
+    "served", "sold", "done", "given", "there", "here", "yet", "anymore", "currently",
+    "longer", "ok", "okay", "welcome", "permitted", "offered", "provided", "open",
+    "any", "have", "use", "used", "do", "does", "can", "be"))

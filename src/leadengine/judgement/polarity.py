@@ -26,7 +26,8 @@ NO_NEED = re.compile(
     r"|ရုံးပိတ်ရက်|ပိတ်ရက်|วันหยุด\S*", re.I)
 #: A clause that says the opposite: English words, and Thai and Burmese markers.
 NEGATION = re.compile(
-    r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|without|cannot|can't|cant|don't|dont|"
+    r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|nobody|no one|no-one|without|cannot|"
+    r"can't|cant|don't|dont|"
     r"doesn't|"
     r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't)(?![\w])"
     # ห้าม: prohibited.

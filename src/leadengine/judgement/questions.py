@@ -51,6 +51,7 @@ from leadengine.judgement.matching import (
     clauses,
     matched,
     meets,
+    negates,
     opposed,
     wanted,
 )
@@ -75,7 +76,7 @@ def _clause(line: Line, want: Wanted) -> str:
     piece after it when that one holds none of the question's words (its comment:
     "บัตรเครดิต ไม่รับ", credit cards, not taken) and the one before it when that one is
     only a negation ("ขออภัย ไม่ มีที่จอดรถ")."""
-    parts = [p for p in CLAUSE.split(line.text) if p and p.strip()]
+    parts = [q for p in _asides(line.text) for q in CLAUSE.split(p) if q and q.strip()]
     pieces = [q for p in parts for q in (_THAI_SPACE.split(p) if _THAI.search(p) else [p])
               if q.strip()]
     if len(pieces) <= 1:
@@ -87,6 +88,13 @@ def _clause(line: Line, want: Wanted) -> str:
     counts = [held(piece) for piece in pieces]
     best = max(range(len(pieces)), key=lambda i: counts[i])
     clause = pieces[best]
+    # A Burmese list item ("ခရက်ဒစ်ကတ်၊ ဒက်ဘစ်ကတ် လက်မခံပါ"): its verb, and so its
+    # negation, ends the sentence.
+    following = best + 1
+    while _BURMESE.search(clause) and not _BURMESE_VERB_END.search(clause) \
+            and following < len(pieces) and _BURMESE.search(pieces[following]):
+        clause = f"{clause} {pieces[following]}"
+        following += 1
     if pieces[best] not in parts:  # a Thai piece: its comment and its negation
         if best + 1 < len(pieces) and counts[best + 1] == 0:
             clause = f"{clause} {pieces[best + 1]}"
@@ -96,6 +104,27 @@ def _clause(line: Line, want: Wanted) -> str:
 
 
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
+#: Where a clause says something aside: a long parenthesis ("(no Amex, sorry)"; a short
+#: one names what it follows: "(gift card)").
+_ASIDE = re.compile(r"\s*\(([^()]{12,})\)")
+
+
+def _asides(part: str) -> list[str]:
+    """``part`` cut at its long parentheses and at a colon after four words or more
+    ("We can't take Visa at the moment: cash or bank transfer only"; "Parking: none"
+    stays whole)."""
+    pieces = []
+    for piece in _ASIDE.split(part):
+        head, colon, tail = piece.partition(": ")
+        if colon and len(head.split()) >= 4:
+            pieces += [head, tail]
+        else:
+            pieces.append(piece)
+    return [p for p in pieces if p and p.strip()]
+_BURMESE = re.compile(r"[\u1000-\u109f]")
+#: How a Burmese clause with its verb ends (ပါ, တယ်, သည်, ဘူး, မယ်, ...).
+_BURMESE_VERB_END = re.compile(r"(?:ပါ|တယ်|သည်|ဘူး|မယ်|မည်|နိုင်|ရ|ဘဲ|နော်|ရှင့်|ခင်ဗျာ|"
+                               r"ရှင်|ပေး)\W*$")
 _THAI_SPACE = re.compile(r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
 _THAI_NEGATION_ONLY = re.compile(r"ไม่|ไม่ได้|ยังไม่|งด|ไม่มี|ขออภัย\S*|ขอโทษ\S*")
 
@@ -185,7 +214,7 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
         said = "no" if opposed(want, line.after) else faq_answer(line.after,
                                                                  _clause(answer, want))
         return Answer(said, _with_next(line), line.source, confidence)
-    if negated(clause) or opposed(want, clause):
+    if negates(want, clause) or opposed(want, clause):
         return Answer("no", evidence_of(line), line.source, confidence)
     if _label(line, want) and line.after:
         first = next((p for p in CLAUSE.split(line.after) if p and p.strip()), "")
