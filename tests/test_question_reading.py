@@ -216,6 +216,11 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
     ("Do they accept credit or debit cards?", "Credit cards: not yet.", "no"),
     ("Are pets allowed?", "Dogs and cats can't stay in the rooms.", "no"),
     ("Do the staff speak English?", "Nobody here speaks English, sorry.", "no"),
+    # Speaking is asked, not the language: a menu or a sign in English is no answer.
+    ("Do the staff speak English?", "Price lists are printed in Thai and English.",
+     "unknown"),
+    ("Do the staff speak English?", "Our instructors teach in English and Thai.", "yes"),
+    ("Do the staff speak English?", "ไกด์บรรยายเป็นภาษาอังกฤษและจีน", "yes"),
     # A list's verb, and its negation, end a Burmese sentence.
     ("Do they accept credit or debit cards?", "ဗီဇာကတ်၊ ဘဏ်ကတ် လက်မခံပါ။", "no"),
     # A long parenthesis, and what follows a colon after a sentence, are clauses of

@@ -172,7 +172,7 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
 
 #: Stems of words that say who or how more than what is asked ("Do the staff speak
 #: English?" is answered by "We work in English"): they weigh :data:`SOFT` of a word.
-_SOFT = frozenset({"staff", "employe", "team", "worker", "speak", "spoken", "peopl",
+_SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page"})
 SOFT = 0.25
