@@ -11,7 +11,12 @@ and held-out before any tuning:
 * ``f``, ``g``: ``tests/fixtures/questions_f``, ``questions_g``, 18 sites and 162 labels
   each, about 70 % on 13 common questions, written after the work on d and e;
 * ``h``: ``tests/fixtures/questions_h``, 18 sites, 160 labels, the 11 most common
-  questions only, written after all the work above and never tuned on (both splits).
+  questions only, written after all the work above and never tuned on (both splits);
+* ``i``, ``j``, ``k``: ``tests/fixtures/questions_i``, ``_j``, ``_k``, 18 sites each (162,
+  162, 160 labels), written after all the work above: ``i`` common questions and six of
+  its own, ``j`` the same facts asked in other words ("Can I pay with a Visa or
+  Mastercard?", "Can I just drop in without booking?"), ``k`` the 11 most common
+  questions on new industries.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -42,7 +47,9 @@ FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "c": FIXTURES / "questions_c", "d": FIXTURES / "questions_d",
         "e": FIXTURES / "questions_e", "f": FIXTURES / "questions_f",
-        "g": FIXTURES / "questions_g", "h": FIXTURES / "questions_h"}
+        "g": FIXTURES / "questions_g", "h": FIXTURES / "questions_h",
+        "i": FIXTURES / "questions_i", "j": FIXTURES / "questions_j",
+        "k": FIXTURES / "questions_k"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
