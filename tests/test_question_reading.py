@@ -221,6 +221,15 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
      "unknown"),
     ("Do the staff speak English?", "Our instructors teach in English and Thai.", "yes"),
     ("Do the staff speak English?", "ไกด์บรรยายเป็นภาษาอังกฤษและจีน", "yes"),
+    # LINE the app is written as a name in English; a queue or a washing line is not it.
+    ("Do they have a LINE account?", "Line up early for the morning boat.", "unknown"),
+    ("Do they have a LINE account?", "No washing line needed, the dryers do it all.",
+     "unknown"),
+    ("Do they have a LINE account?", "Add us on LINE: @bakehouse", "yes"),
+    ("Do they have a LINE account?", "Line ID: @bakehouse", "yes"),
+    # "only" (เท่านั้น) is no Facebook: the glossary's phrase "facebook only" qualifies it.
+    ("Do they have a Facebook page?", "โทรสั่งได้อย่างเดียว ไม่มีขายของออนไลน์เท่านั้น",
+     "unknown"),
     # A list's verb, and its negation, end a Burmese sentence.
     ("Do they accept credit or debit cards?", "ဗီဇာကတ်၊ ဘဏ်ကတ် လက်မခံပါ။", "no"),
     # A long parenthesis, and what follows a colon after a sentence, are clauses of
@@ -305,3 +314,36 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     started = time.process_time()
     answer_all(asked, [("https://x.example/", text[:30_000])])
     assert time.process_time() - started < 2.0
+
+
+@pytest.mark.parametrize(("ask", "line", "said"), [
+    # The same facts asked in other words: the words of what is asked carry the question,
+    # a word of no known concept ("easy", "foreigner", "products") weighs less.
+    ("Can I just drop in without booking?", "Walk-ins are always welcome.", "yes"),
+    ("Is it easy to park a car there?", "Free parking for 10 cars behind the shop.", "yes"),
+    ("Can a foreigner communicate with them in English?", "Our staff speak English.",
+     "yes"),
+    ("Will they bring the order to my house?", "We deliver to your home within 5 km.",
+     "yes"),
+    ("Can I buy their products on the internet?", "Order online on Shopee or Lazada.",
+     "yes"),
+    ("Is the food halal?", "ร้านอาหารฮาลาล ทุกเมนู", "yes"),
+    ("Can I visit them on a Sunday?", "Closed on Sundays and Mondays.", "no"),
+    ("Can I pay with a Visa or Mastercard?",
+     "รับเงินสดหรือโอนผ่านแอปธนาคาร ร้านไม่รับบัตรเครดิต", "no"),  # the clause that holds most
+])
+def test_a_question_asked_in_other_words(ask: str, line: str, said: str) -> None:
+    assert answer(q(ask), line)[0] == said
+
+
+@pytest.mark.parametrize(("ask", "lines", "said"), [
+    ("When do they open in the morning?", ["มาได้ตั้งแต่ 7 โมงเช้า"], "7:00"),
+    ("What is the latest time I can go there?", ["Open 9:00 - 21:30 every day"], "21:30"),
+    ("What time do they open?", ["แผงเปิดสิบโมงเช้า วันธรรมดาเก็บร้านราวๆ 2 ทุ่ม"], "10:00"),
+    ("What time do they open?", ["မနက် ၆ နာရီ ကနေ ညနေ ၅ နာရီခွဲ အထိ ဖွင့်ပါတယ်"], "6:00"),
+    # "2-3 days" is a wait, not hours.
+    ("What time do they open?", ["อะไหล่มาส่งทุกวันอังคาร รอ 2-3 วัน", "เปิด 8.30 น."], "8:30"),
+])
+def test_times_asked_in_other_words(ask: str, lines: list[str], said: str) -> None:
+    assert answer(q(ask, "text"), *lines)[0] == said
+

@@ -78,6 +78,9 @@ _NO_DAY_OFF = re.compile(r"(?<![a-z])(?:no days? off|never closed|all year(?: ro
 #: that their หยุด or ပိတ် is not read as a day closed.
 _HOLIDAYS = re.compile(r"(?<![a-z])(?:public|national|bank)\s+holidays?(?![a-z])|"
                        r"(?:วันหยุด)?(?:นักขัตฤกษ์|ราชการ|เทศกาล)|ရုံးပိတ်ရက်(?:များ)?", re.I)
+#: Every day of the week, said of the business itself ("we're out 7 days a week").
+_WEEK_ROUND = re.compile(r"(?<![a-z])(?:7|seven) days a week(?![a-z])|ทุกวันไม่เว้น|"
+                         r"ไม่เว้นวัน|တစ်ပတ်\s?(?:လုံး|၇\s?ရက်)", re.I)
 #: "Every Tuesday" (ทุกวันอังคาร, အင်္ဂါနေ့တိုင်း): a day, not every day.
 _EVERY_NAMED_DAY = re.compile(rf"(?:{_DAY})\s?(?:နေ့)?\s?တိုင်း|ทุกวัน(?:{_DAY})", re.I)
 #: Where a line's parts about different days end.
@@ -143,7 +146,8 @@ def saying(text: str) -> DaySaying | None:
     if not spans and not named:
         return None
     closed_words = _CLOSED.search(head) is not None
-    if not closed_words and not (_OPEN.search(text) or has_time(text)):
+    if not closed_words and not (_OPEN.search(text) or has_time(text)
+                                 or _WEEK_ROUND.search(text)):
         return None  # "Sunday market nearby": a day, but nothing about opening
     if closed_words and spans >= ALL and has_time(text):
         return None  # "closed daily 14:00-15:00": a break, not a day off

@@ -31,7 +31,8 @@ ASKING = frozenset({
     "what", "which", "how", "many", "much", "when", "where", "who", "a", "an", "the",
     "it", "its", "business", "company", "shop", "store", "place", "service", "services",
     "customers", "customer", "clients", "client", "people", "guests", "visitors",
-    "account", "available", "option", "options", "run", "runs", "hold", "holds"})
+    "account", "available", "option", "options", "run", "runs", "hold", "holds",
+    "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us"})
 
 
 @dataclass(frozen=True)
@@ -141,9 +142,24 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     for hint in hints:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
-    return Wanted(tuple((key, SOFT if key in _SOFT | modifiers else 1.0,
-                         frozenset(either.get(key, ())),
+    return Wanted(tuple((key, _weight(key, modifiers), frozenset(either.get(key, ())),
                          opposites.get(key, ())) for key in stems))
+
+
+def _weight(key: str, modifiers: set[str]) -> float:
+    """How much a key weighs: a who-or-how word or a modifier :data:`SOFT`; a word of
+    no concept the answer words know ("Is it *easy* to park?", "Can a *foreigner*
+    communicate in English?") :data:`NOVEL`, so that the words of what is asked carry
+    the question."""
+    if key in _SOFT or key in modifiers:
+        return SOFT
+    return 1.0 if any(meets(key, known) for known in _known()) else NOVEL
+
+
+@cache
+def _known() -> frozenset[str]:
+    """The English stems of the vocabulary's concept groups (answer words, glossary)."""
+    return frozenset(s for means in vocabulary().means for s in means)
 
 
 def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:
@@ -176,6 +192,8 @@ _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page"})
 SOFT = 0.25
+#: What a question word of no known concept weighs.
+NOVEL = 0.5
 
 
 def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
@@ -185,13 +203,28 @@ def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
     held = []
     for key, met, opposite, unrelated in want.tests:
         if not met.isdisjoint(stems):
-            if unrelated is None or unrelated.search(folded) is None:
+            if (unrelated is None or unrelated.search(folded) is None) \
+                    and _named(key, text):
                 held.append(key)
         elif (opposite is not None and opposite.search(folded) is not None) \
                 or (key == "year" and year_in(text) is not None) \
                 or (key in ("time", "open") and time_of(text) is not None):
             held.append(key)
     return held
+
+
+def _named(key: str, text: str) -> bool:
+    """Whether a word that is also an app's name is the app's where ``text`` says it in
+    English: LINE is written in capitals or with its ID ("Line ID", "Line@"); "line up",
+    "a washing line" are no LINE account. (In Thai or Burmese, ไลน์ is the app.)"""
+    written = _NAMES.get(key)
+    return written is None or written.search(text) is not None or not text.isascii()
+
+
+#: Apps whose name is an English word, as their name is written.
+_NAMES = {"line": re.compile(r"\bLINE\b|\bLine\s*(?:ID|Id|id|@|:|OA|Official|official|"
+                             r"account|app|chat|group|us)\b|\bline\s*(?:id|@|oa)\b|"
+                             r"\b(?:on|via|add us on|add|our)\s+Line\b")}
 
 
 @cache

@@ -97,9 +97,19 @@ def _one_time(closing: bool, lines: Sequence[Line]) -> Answer | None:
     said = _UNTIL if closing else _FROM
     for line in lines:
         found = times_in(line.text)
-        if len(found) == 1 and said.search(line.text):
-            return Answer(found[0][1], evidence_of(line), line.source, 0.6)
+        if not found:
+            continue
+        # The time next to the word that says it (เปิดสิบโมงเช้า ... 2 ทุ่ม: 10:00 opens).
+        near = [(abs(start - (word.end() if start >= word.end() else word.start())), time)
+                for word in said.finditer(line.text) for start, time in found]
+        near = [item for item in near if item[0] <= _NEAR]
+        if near:
+            return Answer(min(near)[1], evidence_of(line), line.source, 0.6)
     return None
+
+
+#: How far (in characters) a time may stand from the word saying it opens or closes.
+_NEAR = 25
 
 
 def all_day_answer(lines: Sequence[Line]) -> Answer | None:

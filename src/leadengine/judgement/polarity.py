@@ -10,7 +10,7 @@ import re
 NO_NEED = re.compile(
     r"no need|not (?:needed|required|necessary)|no (?:prior )?(?:booking|appointment|"
     r"reservation)s? (?:is |are )?(?:needed|required|necessary)|without (?:an? )?"
-    r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလို(?:ပါ|ဘူး|ဘဲ)?"
+    r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလို(?:ပါ)?(?:ဘူး|ဘဲ)?"
     # Free is no negation: "no charge", ไม่มีค่าใช้จ่าย, ငွေမယူ (no money taken).
     r"|no (?:extra )?(?:charge|cost|fee)s?|free of charge|ไม่มีค่าใช้จ่าย|ไม่เสียค่า\S*"
     # No limit: unlimited (ไม่จำกัด, ไม่อั้น, အကန့်အသတ်မရှိ).

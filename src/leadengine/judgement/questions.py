@@ -82,8 +82,11 @@ def _clause(line: Line, want: Wanted) -> str:
     if len(pieces) <= 1:
         return line.text
 
-    def held(part: str) -> int:
-        return len(matched(want, frozenset(stems_of(part) | translated(part)), part))
+    weights = {key: weight for key, weight, _, _ in want.keys}
+
+    def held(part: str) -> float:  # what the clause holds, by the keys' weights
+        return sum(weights[key] for key in matched(
+            want, frozenset(stems_of(part) | translated(part)), part))
 
     counts = [held(piece) for piece in pieces]
     best = max(range(len(pieces)), key=lambda i: counts[i])
@@ -230,10 +233,20 @@ def _with_next(line: Line) -> str:
     return evidence_of(Line(f"{line.text} {line.after}", "", frozenset()))
 
 
-#: Question words that ask whether a business is open (on a day, at an hour).
+#: Question words that ask whether a business is open (on a day, at an hour), and of
+#: them those that say so by themselves: "Can I visit them on a Sunday?", "What is the
+#: latest time I can go there?".
 _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day", "hour",
-                         "time", "pm", "am", "late", "earli", "morn", "even", "night",
-                         "public", "nation"})
+                         "time", "pm", "am", "late", "latest", "last", "earli", "earliest",
+                         "first", "morn", "even", "night", "public", "nation", "visit",
+                         "go", "come", "drop", "stop"})
+_OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come"})
+#: Words that ask for the closing time rather than the opening one.
+_CLOSING = frozenset({"close", "late", "latest", "last", "until", "till"})
+#: A question asking at what time ("When do they open in the morning?", "How late...?";
+#: "When are they open?" asks for their hours).
+_WHEN = re.compile(r"\s*(?:when (?:do|does|will)|what time|at what time|how (?:late|early))\b",
+                   re.I)
 
 
 def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
@@ -242,7 +255,7 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
     site says nothing about days or hours (the words are matched then)."""
     keys = {key[0] for key in wanted(question).keys}
     words = {k for k in keys if not k.isdigit()}
-    if not words & {"open", "close", "work", "oper", "time"} or words - _OPEN_WORDS - DAYS:
+    if not words & _OPENING or words - _OPEN_WORDS - DAYS:
         return None
     day = asked_day(keys)
     if question.type == "yes_no" and day is not None and len(keys & DAYS) == 1:
@@ -255,8 +268,8 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
         return all_day_answer(lines)
     if question.type == "yes_no":
         return late_answer(question.ask, lines)
-    if question.type == "text" and "time" in keys:  # "What time do they close?"
-        return time_answer("close" in keys, lines)
+    if question.type == "text" and ("time" in keys or _WHEN.match(question.ask)):
+        return time_answer(bool(keys & _CLOSING), lines)  # "What time do they close?"
     return None
 
 

@@ -94,9 +94,13 @@ def vocabulary() -> Vocabulary:
                  for key, phrases in (data.get("opposites") or {}).items()}
     implies = {stem(key): frozenset(stem(w) for w in found)
                for key, found in (data.get("implies") or {}).items()}
+    # A glossary group means its one-word English entries: its phrases qualify them
+    # ("facebook only" is in the group of "only", "facebook messenger" in Messenger's).
     return Vocabulary(words, tuple(frozenset(stem(w) for entry in g.en
+                                             if number < len(own) or " " not in entry.strip()
                                              for w in LATIN_WORD.findall(entry)
-                                             if w not in STOP_WORDS) for g in groups),
+                                             if w not in STOP_WORDS)
+                                   for number, g in enumerate(groups)),
                       opposites, implies,
                       frozenset(stem(w) for w in data.get("whole_no") or ()),
                       frozenset(range(len(own))),

@@ -47,9 +47,12 @@ _CLOCK = re.compile(r"(?<!\d)(\d{1,2})[:.](\d{2})\s*(a\.?m\.?|p\.?m\.?)?|(?<!\d)
                     r"(a\.?m\.?|p\.?m\.?)(?![a-z])", re.I)
 #: Hours written without minutes, "9-18" (ten to twenty-four hours apart at most).
 _BARE_HOURS = re.compile(r"(?<![\d.,:/])(\d{1,2})\s*[-–]\s*(\d{1,2})(?![\d.,:/%])"
-                         r"(?!\s*(?:years?|yrs|km|kg|baht|บาท|ปี|ကျပ်|နှစ်|people|คน))")
+                         r"(?!\s*(?:years?|yrs|km|kg|baht|บาท|ปี|ကျပ်|နှစ်|people|คน|days?|"
+                         r"weeks?|months?|min|mins|minutes|times|pax|persons|pcs|cm|"
+                         r"วัน(?!จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์)|สัปดาห์|เดือน|นาที|"
+                         r"ครั้ง|ขวบ|ท่าน|ชิ้น|ရက်|ပတ်|လ|မိနစ်|ခါ|ယောက်)(?![a-z]))")
 #: What stands between a range's two times.
-_BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|အထိ|ထိ", re.I)
+_BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|ကနေ|အထိ|ထိ", re.I)
 #: Open all day and night.
 ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
 #: Half past: ครึ่ง (after โมง or ทุ่ม), ခွဲ.
