@@ -328,6 +328,16 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     ("Can I buy their products on the internet?", "Order online on Shopee or Lazada.",
      "yes"),
     ("Is the food halal?", "ร้านอาหารฮาลาล ทุกเมนู", "yes"),
+    # "without an appointment" says what is not needed: naming appointments is no yes.
+    ("Do they take walk-ins, without an appointment or booking?",
+     "Please confirm your appointment by phone.", "unknown"),
+    ("Do they take walk-ins, without an appointment or booking?",
+     "We can only see patients with an appointment.", "no"),
+    ("Can I just drop in without booking?", "By appointment only.", "no"),
+    ("Are they open 24 hours?", "We are not open 24 hours; use the key box after 9 pm.",
+     "no"),
+    ("Are they open 24 hours?", "ညဘက် ၂၄ နာရီ မဖွင့်ပါ။", "no"),
+    ("Are they open 24 hours?", "Open 24 hours, every day.", "yes"),
     ("Can I visit them on a Sunday?", "Closed on Sundays and Mondays.", "no"),
     ("Can I pay with a Visa or Mastercard?",
      "รับเงินสดหรือโอนผ่านแอปธนาคาร ร้านไม่รับบัตรเครดิต", "no"),  # the clause that holds most
@@ -341,6 +351,12 @@ def test_a_question_asked_in_other_words(ask: str, line: str, said: str) -> None
     ("What is the latest time I can go there?", ["Open 9:00 - 21:30 every day"], "21:30"),
     ("What time do they open?", ["แผงเปิดสิบโมงเช้า วันธรรมดาเก็บร้านราวๆ 2 ทุ่ม"], "10:00"),
     ("What time do they open?", ["မနက် ၆ နာရီ ကနေ ညနေ ၅ နာရီခွဲ အထိ ဖွင့်ပါတယ်"], "6:00"),
+    # Burmese says the time before its verb; ปิด inside เปิด is no closing.
+    ("What time do they open?", ["မနက် ၉ နာရီခွဲ ဖွင့်ပြီး ည ၈ နာရီ ပိတ်ပါတယ်။"], "9:30"),
+    ("What time do they close?", ["เปิดตีห้าครึ่ง ปิดสิบเอ็ดโมงตรง"], "11:00"),
+    # A date range is no hours.
+    ("What time do they open?", ["Songkran: we are closed 13–15 April.", "Opens 9.30 am"],
+     "9:30"),
     # "2-3 days" is a wait, not hours.
     ("What time do they open?", ["อะไหล่มาส่งทุกวันอังคาร รอ 2-3 วัน", "เปิด 8.30 น."], "8:30"),
 ])

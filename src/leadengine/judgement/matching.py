@@ -131,7 +131,9 @@ def wanted(question: Question) -> Wanted:
 @lru_cache(maxsize=4096)
 def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     # "(locations in total)" explains the question; it is not what a page would say.
-    core = re.sub(r"\([^)]*\)", " ", ask.lower())
+    # "without an appointment" says what is not needed: a page naming appointments
+    # does not answer "Do they take walk-ins, without an appointment?".
+    core = _WITHOUT.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
     asked = LATIN_WORD.findall(core)
     either, modifiers = _either(asked, core)
     alternatives = {s for found in either.values() for s in found}
@@ -160,6 +162,10 @@ def _weight(key: str, modifiers: set[str]) -> float:
 def _known() -> frozenset[str]:
     """The English stems of the vocabulary's concept groups (answer words, glossary)."""
     return frozenset(s for means in vocabulary().means for s in means)
+
+
+#: What a question says is not needed ("without booking", "no need to book").
+_WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no)(?![a-z])[^,;?]*")
 
 
 def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:

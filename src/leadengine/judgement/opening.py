@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from leadengine.judgement.answer import NOT_ANSWERED, Answer, evidence_of
 from leadengine.judgement.days import HOLIDAYS, line_sayings
+from leadengine.judgement.polarity import CLAUSE, negated
 from leadengine.judgement.sentences import Line
 from leadengine.judgement.values import ALL_DAY, hours_of, minutes, times_in
 
@@ -86,7 +87,7 @@ def time_answer(closing: bool, lines: Sequence[Line]) -> Answer | None:
 
 #: A single time said as when they close ("until 10 pm", "ถึง 2 ทุ่ม", "ည ၉ နာရီ ထိ") or
 #: open ("from 7 am", "เปิด 7 โมง", "မနက် ၇ နာရီ ဖွင့်").
-_UNTIL = re.compile(r"(?<![a-z])(?:until|till|til|closes? at|close)(?![a-z])|ถึง|จนถึง|ปิด|"
+_UNTIL = re.compile(r"(?<![a-z])(?:until|till|til|closes? at|close)(?![a-z])|ถึง|จนถึง|(?<!เ)ปิด|"
                     r"ထိ|အထိ|ပိတ်", re.I)
 _FROM = re.compile(r"(?<![a-z])(?:from|opens? at|open)(?![a-z])|ตั้งแต่|เปิด|ဖွင့်|မှစ", re.I)
 
@@ -100,14 +101,18 @@ def _one_time(closing: bool, lines: Sequence[Line]) -> Answer | None:
         if not found:
             continue
         # The time next to the word that says it (เปิดสิบโมงเช้า ... 2 ทุ่ม: 10:00 opens).
+        # (Burmese says the time before its verb: မနက် ၉ နာရီခွဲ ဖွင့်ပြီး ည ၈ နာရီ ပိတ်.)
+        before = _BURMESE.search(line.text) is not None
         near = [(abs(start - (word.end() if start >= word.end() else word.start())), time)
-                for word in said.finditer(line.text) for start, time in found]
+                for word in said.finditer(line.text) for start, time in found
+                if (start < word.start()) == before]
         near = [item for item in near if item[0] <= _NEAR]
         if near:
             return Answer(min(near)[1], evidence_of(line), line.source, 0.6)
     return None
 
 
+_BURMESE = re.compile(r"[\u1000-\u109f]")
 #: How far (in characters) a time may stand from the word saying it opens or closes.
 _NEAR = 25
 
@@ -116,13 +121,30 @@ def all_day_answer(lines: Sequence[Line]) -> Answer | None:
     """"Are they open 24 hours?": yes when a line says so (24 hours, 24/7, 24 ชม.,
     ၂၄ နာရီ), no when the pages give opening hours and none does; None otherwise."""
     said = next((line for line in lines if ALL_DAY.search(line.text)), None)
-    if said is not None:
-        return Answer("yes", evidence_of(said), said.source, 0.8)
+    if said is not None:  # "We are not open 24 hours", "၂၄ နာရီ မဖွင့်ပါ"
+        value = "no" if negated(_around(ALL_DAY, said.text)) else "yes"
+        return Answer(value, evidence_of(said), said.source, 0.8)
     found = hours_lines(lines)
     if not found:
         return None
     line = found[0][0]
     return Answer("no", evidence_of(line), line.source, 0.6)
+
+
+def _around(pattern: re.Pattern[str], text: str) -> str:
+    """The clause of ``text`` where ``pattern`` is found."""
+    found = pattern.search(text)
+    start = found.start() if found else 0
+    return next((part for part in _clauses_at(text) if part[0] <= start <= part[1]),
+                (0, len(text), text))[2]
+
+
+def _clauses_at(text: str) -> list[tuple[int, int, str]]:
+    spans, last = [], 0
+    for cut in CLAUSE.finditer(text):
+        spans.append((last, cut.start(), text[last:cut.start()]))
+        last = cut.end()
+    return [*spans, (last, len(text), text[last:])]
 
 
 def late_answer(ask: str, lines: Sequence[Line]) -> Answer | None:

@@ -17,7 +17,9 @@ NO_NEED = re.compile(
     r"|no limits?|unlimited|ไม่จำกัด\S*|ไม่อั้น|အကန့်အသတ်\s?မရှိ"
     # No day off: open every day.
     r"|no days? off|never closed|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|ပိတ်ရက်\s?မရှိ"
-    r"|ไม่คิดค่า\S*|ငွေမယူ|ခ\s?မယူ"
+    r"|ไม่คิดค่า\S*|ไม่คิดเงิน|ငွေမယူ|ခ\s?မယူ"
+    # "ไม่ซ่อมไม่คิดเงิน": no repair, no charge.
+    r"|ไม่\S{1,8}ไม่คิด\S*"
     # "ไม่ซื้อก็ไม่ว่า": no problem if you don't buy.
     r"|ไม่\S{0,12}ก็ไม่ว่า\S*|ไม่ว่ากัน"
     # Burmese "without booking": ဘွတ်ကင် မလုပ်ဘဲ (not doing a booking, ...).
