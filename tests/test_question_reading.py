@@ -328,6 +328,11 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     ("Can I buy their products on the internet?", "Order online on Shopee or Lazada.",
      "yes"),
     ("Is the food halal?", "ร้านอาหารฮาลาล ทุกเมนู", "yes"),
+    ("Can customers contact them on LINE?", "LINE ID: @riverside", "yes"),
+    ("Do they take walk-ins?", "ကြိုတင်ပြောစရာ မလိုပါဘူး၊ ဆိုင်ကို တန်းလာခဲ့ပါ", "yes"),
+    ("Do they take walk-ins?", "တန်းဝင်လာရင်တော့ လက်မခံနိုင်ပါဘူး", "no"),
+    ("Do they welcome children?", "Sorry, no under-16s in the studio.", "no"),
+    ("Are they open on Sundays?", "တနင်္ဂနွေနေ့ အတန်းမရှိပါ။", "no"),
     # "without an appointment" says what is not needed: naming appointments is no yes.
     ("Do they take walk-ins, without an appointment or booking?",
      "Please confirm your appointment by phone.", "unknown"),
@@ -343,6 +348,21 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
      "รับเงินสดหรือโอนผ่านแอปธนาคาร ร้านไม่รับบัตรเครดิต", "no"),  # the clause that holds most
 ])
 def test_a_question_asked_in_other_words(ask: str, line: str, said: str) -> None:
+    assert answer(q(ask), line)[0] == said
+
+
+@pytest.mark.parametrize(("ask", "line", "said"), [
+    ("Do they accept credit or debit cards?", "We take cash and KBZPay only.", "no"),
+    ("Can customers pay by bank transfer?", "Cash on the day only, please.", "no"),
+    ("Can customers pay by bank transfer?", "ငွေသား နဲ့ KBZPay ဖြင့်သာ ငွေချေနိုင်ပါတယ်", "no"),
+    ("Do the staff speak English?", "Our staff speak Myanmar only.", "no"),
+    ("Do the staff speak English?", "We do Thai massage only.", "unknown"),  # no speaking
+    ("Can customers book online?", "ကြိုတင်ချိန်းဆိုမှုကို ဖုန်းဖြင့်သာ လက်ခံပါသည်", "no"),
+    ("Can customers book online?", "Bookings by phone or online only.", "yes"),
+    ("Do they have a LINE account?", "Bookings by phone only.", "unknown"),  # no booking asked
+    ("Can customers pay by QR code or mobile wallet?", "Cash or PromptPay only.", "yes"),
+])
+def test_a_list_said_with_only_leaves_the_rest_out(ask: str, line: str, said: str) -> None:
     assert answer(q(ask), line)[0] == said
 
 

@@ -196,7 +196,8 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
 #: English?" is answered by "We work in English"): they weigh :data:`SOFT` of a word.
 _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
-                   "allow", "permit", "welcom", "look", "find", "seek", "pay", "page"})
+                   "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
+                   "contact", "reach", "messag"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5

@@ -44,6 +44,7 @@ from leadengine.judgement.counts import (
     price_answer,
 )
 from leadengine.judgement.days import DAYS, asked_day
+from leadengine.judgement.exclusive import only_answer
 from leadengine.judgement.matching import (
     ELSEWHERE,
     Wanted,
@@ -157,8 +158,10 @@ def answer_offline(question: Question, lines: Sequence[Line],
         found = best_line(want, lines)
         if found is not None and (best is None or found[1] > best[1]):
             best = (*found, want)
-    if best is None:
-        return NOT_ANSWERED
+    if best is None:  # "We take cash and KBZPay only": no cards
+        found_only = only_answer(wanted(question), lines) \
+            if question.type == "yes_no" else None
+        return found_only or NOT_ANSWERED
     line, share, want = best
     confidence = round(min(0.9, 0.5 + 0.4 * share), 2)
     clause = _clause(line, want)

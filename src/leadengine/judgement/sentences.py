@@ -72,6 +72,8 @@ class Vocabulary:
     #: ("supplier" deliveries are not deliveries to customers, "LINE MAN" is no LINE
     #: account, a "5-minute walk" no walk-in).
     unrelated: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Kinds of things listed with "only": (members' stems, the stems it needs).
+    kinds: Mapping[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
 
 
 @cache
@@ -94,18 +96,27 @@ def vocabulary() -> Vocabulary:
                  for key, phrases in (data.get("opposites") or {}).items()}
     implies = {stem(key): frozenset(stem(w) for w in found)
                for key, found in (data.get("implies") or {}).items()}
-    # A glossary group means its one-word English entries: its phrases qualify them
-    # ("facebook only" is in the group of "only", "facebook messenger" in Messenger's).
-    return Vocabulary(words, tuple(frozenset(stem(w) for entry in g.en
-                                             if number < len(own) or " " not in entry.strip()
-                                             for w in LATIN_WORD.findall(entry)
-                                             if w not in STOP_WORDS)
+    return Vocabulary(words, tuple(_means(g.en, number < len(own))
                                    for number, g in enumerate(groups)),
                       opposites, implies,
                       frozenset(stem(w) for w in data.get("whole_no") or ()),
                       frozenset(range(len(own))),
                       {stem(key): tuple(str(p).casefold() for p in phrases)
-                       for key, phrases in (data.get("unrelated") or {}).items()})
+                       for key, phrases in (data.get("unrelated") or {}).items()},
+                      {name: (frozenset(stem(w) for w in kind.get("members") or ()),
+                              frozenset(stem(w) for w in kind.get("with") or ()))
+                       for name, kind in (data.get("kinds") or {}).items()})
+
+
+def _means(english: Sequence[str], own: bool) -> frozenset[str]:
+    """The English stems a group's words mean: all of the answer words'; a glossary
+    group's one-word entries where it has any, as its phrases qualify them ("facebook
+    only" is in the group of "only", "facebook messenger" in Messenger's)."""
+    entries = list(english)
+    if not own and any(" " not in e.strip() for e in entries):
+        entries = [e for e in entries if " " not in e.strip()]
+    return frozenset(stem(w) for entry in entries for w in LATIN_WORD.findall(entry)
+                     if w not in STOP_WORDS)
 
 
 def translated(text: str) -> set[str]:
@@ -134,7 +145,9 @@ _NO_BOOKING = re.compile(
     r"(?!\s*(?:fees?|charges?|deposits?))"
     r"|(?:appointments?|bookings?|reservations?) (?:is |are )?not (?:needed|required|necessary)"
     r"|ไม่ต้อง(?:จอง|นัด|ทำนัด|โทรนัด)|ไม่จำเป็นต้อง(?:จอง|นัด)|(?:ချိန်း|ဘွတ်ကင်|ဘိုကင်|စာရင်းပေး)"
-    r"[^\s။]{0,6}\s?(?:မလို|မ[^\s။]*ဘဲ)", re.I)
+    r"[^\s။]{0,6}\s?(?:မလို|မ[^\s။]*ဘဲ)"
+    # Nothing to say or call about beforehand: ကြိုတင်ပြောစရာ မလို, ကြိုတင် ဖုန်းဆက်ဖို့ မလို.
+    r"|ကြို(?:တင်)?\s?[^\s။]{0,10}(?:စရာ|ဖို့|ရန်)\s?မလို", re.I)
 
 
 def site_lines(passages: Sequence[tuple[str, str]]) -> list[Line]:

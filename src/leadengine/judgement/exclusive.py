@@ -1,0 +1,56 @@
+"""A list said with "only": "We take cash and KBZPay only", "Our staff speak Myanmar
+only", "ကြိုတင်ချိန်းဆိုမှုကို ဖုန်းဖြင့်သာ လက်ခံပါသည်" (appointments by phone only) name
+all of a kind the business takes, and so answer "no" about any other member of that
+kind (cards, English, booking online). The kinds and their members are the answer
+words' (``kinds:`` in ``data/answer_words.yaml``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from leadengine.judgement.answer import Answer, evidence_of
+from leadengine.judgement.matching import Wanted, meets
+from leadengine.judgement.polarity import CLAUSE
+from leadengine.judgement.sentences import Line, stems_of, translated, vocabulary
+
+#: "only": English, Thai (เท่านั้น, เฉพาะ, อย่างเดียว), Burmese (a word ending in သာ or
+#: ပဲ before a verb or the clause's end).
+ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|อย่างเดียว|"
+                  r"(?<=[\u1000-\u109f])(?:သာ|ပဲ)(?=\s|[။၊]|$)", re.I)
+
+
+def only_answer(want: Wanted, lines: Sequence[Line]) -> Answer | None:
+    """"no" from a clause that lists, with "only", members of a kind the question asks
+    a member of but not that one; None when no clause does."""
+    asked = {key for key, *_ in want.keys}
+    for line in lines:
+        if ONLY.search(line.text) is None:
+            continue
+        for clause in CLAUSE.split(line.text):
+            if clause and ONLY.search(clause) and _leaves_out(asked, clause):
+                return Answer("no", evidence_of(line), line.source, 0.7)
+    return None
+
+
+def _leaves_out(asked: set[str], clause: str) -> bool:
+    """Whether ``clause`` lists members of a kind ``asked`` holds a member of, but not
+    the one asked."""
+    named = stems_of(clause) | translated(clause)
+    for members, needs in vocabulary().kinds.values():
+        wanted_members = {k for k in asked if _among(k, members)}
+        if not wanted_members or (needs and not (_among_any(asked, needs)
+                                                 and _among_any(named, needs))):
+            continue
+        listed = {n for n in named if _among(n, members)}
+        if listed and not _among_any(listed, wanted_members):
+            return True
+    return False
+
+
+def _among(word: str, stems: frozenset[str] | set[str]) -> bool:
+    return any(meets(word, other) for other in stems)
+
+
+def _among_any(words: set[str], stems: frozenset[str] | set[str]) -> bool:
+    return any(_among(word, stems) for word in words)
