@@ -227,6 +227,13 @@ def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
      "unknown"),
     ("Do they have a LINE account?", "Add us on LINE: @bakehouse", "yes"),
     ("Do they have a LINE account?", "Line ID: @bakehouse", "yes"),
+    ("Do they have a LINE account?", "So there’s no need to line up – come at 8.", "unknown"),
+    ("Do they have a LINE account?", "รับสักลาย fine line สไตล์มินิมอล", "unknown"),
+    ("Do they have a LINE account?", "แอดไลน์ร้าน @gadgetcorner ได้เลย", "yes"),
+    # A park that is a place's name is no parking.
+    ("Is there parking for customers?", "We are a short walk from Maha Bandula Park.",
+     "unknown"),
+    ("Is there parking for customers?", "Park your car in front of the shop.", "yes"),
     # "only" (เท่านั้น) is no Facebook: the glossary's phrase "facebook only" qualifies it.
     ("Do they have a Facebook page?", "โทรสั่งได้อย่างเดียว ไม่มีขายของออนไลน์เท่านั้น",
      "unknown"),

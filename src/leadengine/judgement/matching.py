@@ -221,17 +221,31 @@ def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
 
 
 def _named(key: str, text: str) -> bool:
-    """Whether a word that is also an app's name is the app's where ``text`` says it in
-    English: LINE is written in capitals or with its ID ("Line ID", "Line@"); "line up",
-    "a washing line" are no LINE account. (In Thai or Burmese, ไลน์ is the app.)"""
+    """Whether a word that is also a name means what it is asked about in ``text``:
+    LINE the app is written as a name in English ("LINE", "Line ID", "Line@"; "line up",
+    "a washing line", "fine line" are no LINE account), or said in Thai or Burmese (ไลน์);
+    a park that is a place's name ("Lumpini Park") is no parking."""
     written = _NAMES.get(key)
-    return written is None or written.search(text) is not None or not text.isascii()
+    if written is not None:
+        if written.search(text) is not None:
+            return True
+        return key in translated(_LATIN_RUN.sub(" ", text))  # ไลน์, not the English word
+    place = _PLACES.get(key)
+    if place is not None and place.search(text):
+        rest = place.sub(" ", text)
+        return key in stems_of(rest) | translated(rest)
+    return True
 
 
 #: Apps whose name is an English word, as their name is written.
 _NAMES = {"line": re.compile(r"\bLINE\b|\bLine\s*(?:ID|Id|id|@|:|OA|Official|official|"
                              r"account|app|chat|group|us)\b|\bline\s*(?:id|@|oa)\b|"
                              r"\b(?:on|via|add us on|add|our)\s+Line\b")}
+#: Words that are part of places' names ("Maha Bandula Park", "Khao Sok National Park").
+_PLACES = {"park": re.compile(r"\b(?:[A-Z][\w'-]+\s+)+Park\b|\b(?:national|public|water|"
+                              r"theme|amusement|industrial|business|science)\s+park\b",
+                              )}
+_LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9@._-]*")
 
 
 @cache
