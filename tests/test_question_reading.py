@@ -310,6 +310,9 @@ def test_a_small_sites_unmarked_pages_are_read_a_big_sites_are_not() -> None:
     "က်မက" * 7500,  # Burmese without a space: every မ could start a negated verb
     "1-2 " * 7500, "9:00-" * 6000, "Mon-Tue " * 3700, "ทุกวัน" * 5000, "฿1," * 10000,
     "Do you deliver? " * 1800, "a, b or c " * 3000,
+    # "only" lists, parts saying open and closed, words that are names or places
+    "cash only, " * 3000, "เงินสดเท่านั้น " * 2000, "Open Mon, closed Tue, " * 1400,
+    "line up " * 4000, "Lumpini Park " * 2500, "ဖုန်းဖြင့်သာ " * 2500,
 ])
 def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     import time
@@ -317,7 +320,9 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     asked = [q("Do they deliver?"), q("Are they open on Sundays?"),
              q("What is the lowest price?", "number"), q("What time do they close?", "text"),
              q("How many rooms, seats or beds do they have?", "number"),
-             q("Which payment methods?", "choice", options=["cash only", "cards", "unknown"])]
+             q("Which payment methods?", "choice", options=["cash only", "cards", "unknown"]),
+             q("Can customers book online?"), q("Do they have a LINE account?"),
+             q("Is there parking for customers?")]
     started = time.process_time()
     answer_all(asked, [("https://x.example/", text[:30_000])])
     assert time.process_time() - started < 2.0
