@@ -100,7 +100,8 @@ def _clause(line: Line, want: Wanted) -> str:
         clause = f"{clause} {pieces[following]}"
         following += 1
     if pieces[best] not in parts:  # a Thai piece: its comment and its negation
-        if best + 1 < len(pieces) and counts[best + 1] == 0:
+        if best + 1 < len(pieces) and counts[best + 1] == 0 \
+                and not translated(pieces[best + 1]):  # a comment, not a topic of its own
             clause = f"{clause} {pieces[best + 1]}"
         if best > 0 and _THAI_NEGATION_ONLY.fullmatch(pieces[best - 1].strip()):
             clause = f"{pieces[best - 1]} {clause}"
