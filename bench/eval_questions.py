@@ -16,7 +16,10 @@ and held-out before any tuning:
   162, 160 labels), written after all the work above: ``i`` common questions and six of
   its own, ``j`` the same facts asked in other words ("Can I pay with a Visa or
   Mastercard?", "Can I just drop in without booking?"), ``k`` the 11 most common
-  questions on new industries.
+  questions on new industries;
+* ``l``, ``m``: ``tests/fixtures/questions_l``, ``_m``, 18 sites each (160, 159 labels),
+  written while the work on i, j, k went on and never tuned on (both splits): ``l`` a
+  team's own questions in its own words, ``m`` the 11 most common and three of its own.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -49,7 +52,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "e": FIXTURES / "questions_e", "f": FIXTURES / "questions_f",
         "g": FIXTURES / "questions_g", "h": FIXTURES / "questions_h",
         "i": FIXTURES / "questions_i", "j": FIXTURES / "questions_j",
-        "k": FIXTURES / "questions_k"}
+        "k": FIXTURES / "questions_k", "l": FIXTURES / "questions_l",
+        "m": FIXTURES / "questions_m"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
