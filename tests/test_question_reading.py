@@ -341,6 +341,17 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
      "yes"),
     ("Is the food halal?", "ร้านอาหารฮาลาล ทุกเมนู", "yes"),
     ("Can customers contact them on LINE?", "LINE ID: @riverside", "yes"),
+    # Whether booking is needed is whether walk-ins are taken, the other way round.
+    ("Is booking ahead required before you visit?", "By appointment only.", "yes"),
+    ("Do I need an appointment?", "ไม่ต้องจองล่วงหน้า มาได้เลย", "no"),
+    # A QR code is a payment's only where paying is said.
+    ("Can customers pay by QR code or mobile wallet?",
+     "Scan the QR code at reception to see the timetable.", "unknown"),
+    ("Can customers pay by QR code or mobile wallet?", "Scan the QR code to pay.", "yes"),
+    ("Can customers pay by QR code or mobile wallet?", "สแกน QR จ่ายได้เลย", "yes"),
+    ("Are they open on Saturdays?", "ဥပုသ်နေ့တိုင်း ဆိုင်ပိတ်ပါတယ်။", "unknown"),  # sabbath
+    ("Can they send orders out to the customer, like a delivery?",
+     "Event orders: call two days ahead.", "unknown"),
     ("Do they take walk-ins?", "ကြိုတင်ပြောစရာ မလိုပါဘူး၊ ဆိုင်ကို တန်းလာခဲ့ပါ", "yes"),
     ("Do they take walk-ins?", "တန်းဝင်လာရင်တော့ လက်မခံနိုင်ပါဘူး", "no"),
     ("Do they welcome children?", "Sorry, no under-16s in the studio.", "no"),
@@ -386,6 +397,7 @@ def test_a_list_said_with_only_leaves_the_rest_out(ask: str, line: str, said: st
     # Burmese says the time before its verb; ปิด inside เปิด is no closing.
     ("What time do they open?", ["မနက် ၉ နာရီခွဲ ဖွင့်ပြီး ည ၈ နာရီ ပိတ်ပါတယ်။"], "9:30"),
     ("What time do they close?", ["เปิดตีห้าครึ่ง ปิดสิบเอ็ดโมงตรง"], "11:00"),
+    ("What time do they shut for the day?", ["เปิดทุกวัน หกโมงเย็น – ตีสอง"], "2:00"),
     # A date range is no hours.
     ("What time do they open?", ["Songkran: we are closed 13–15 April.", "Opens 9.30 am"],
      "9:30"),

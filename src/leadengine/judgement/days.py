@@ -83,7 +83,9 @@ _HOLIDAYS = re.compile(r"(?<![a-z])(?:public|national|bank)\s+holidays?(?![a-z])
 _WEEK_ROUND = re.compile(r"(?<![a-z])(?:7|seven) days a week(?![a-z])|ทุกวันไม่เว้น|"
                          r"ไม่เว้นวัน|တစ်ပတ်\s?(?:လုံး|၇\s?ရက်)", re.I)
 #: "Every Tuesday" (ทุกวันอังคาร, အင်္ဂါနေ့တိုင်း): a day, not every day.
-_EVERY_NAMED_DAY = re.compile(rf"(?:{_DAY})\s?(?:နေ့)?\s?တိုင်း|ทุกวัน(?:{_DAY})", re.I)
+_EVERY_NAMED_DAY = re.compile(rf"(?:{_DAY})\s?(?:နေ့)?\s?တိုင်း|ทุกวัน(?:{_DAY})|"
+                              # The Buddhist sabbath (by the moon, no weekday).
+                              r"ဥပုသ်\s?နေ့\s?တိုင်း|ทุกวันพระ", re.I)
 #: Where a line's parts about different days end.
 _PART = re.compile(r"[;|•။]|\s/\s|(?<=[0-9\u0e50-\u0e59\u1040-\u1049])\s*,\s*"
                    r"(?=\D)")

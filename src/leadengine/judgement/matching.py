@@ -6,7 +6,7 @@ sentence that holds most of them wins (see :mod:`leadengine.judgement.questions`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
@@ -57,7 +57,7 @@ class Wanted:
             (key, frozenset(f for word in (key, *synonyms) for f in forms(word)),
              phrases_pattern(opposites),
              phrases_pattern(tuple(p for word in (key, *synonyms)
-                                   for p in vocabulary().unrelated.get(word, ())
+                                   for p in _by_stem(vocabulary().unrelated, word)
                                    if not _phrase_stems(p) <= asked)))
             for key, _, synonyms, opposites in self.keys)
 
@@ -145,7 +145,13 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
     return Wanted(tuple((key, _weight(key, modifiers), frozenset(either.get(key, ())),
-                         opposites.get(key, ())) for key in stems))
+                         _by_stem(opposites, key)) for key in stems))
+
+
+def _by_stem(phrases: Mapping[str, tuple[str, ...]], key: str) -> tuple[str, ...]:
+    """The phrases listed for ``key`` or a form of it ("delivery" for "deliver")."""
+    return phrases.get(key) or next(
+        (found for word, found in phrases.items() if meets(word, key)), ())
 
 
 def _weight(key: str, modifiers: set[str]) -> float:
@@ -230,6 +236,12 @@ def _named(key: str, text: str) -> bool:
         if written.search(text) is not None:
             return True
         return key in translated(_LATIN_RUN.sub(" ", text))  # ไลน์, not the English word
+    needs = vocabulary().context.get(key)
+    if needs is not None:
+        stems, words = needs
+        if stems.isdisjoint(stems_of(text) | translated(text)) \
+                and not any(word in text for word in words):
+            return False
     place = _PLACES.get(key)
     if place is not None and place.search(text):
         rest = place.sub(" ", text)

@@ -145,6 +145,11 @@ def answer_offline(question: Question, lines: Sequence[Line],
                       "", 0.95)
     if question.type == "choice":
         return choice_answer(question, wanted(question), lines)
+    if question.type == "yes_no" and _BOOKING_NEEDED.search(question.ask):
+        # "Is booking ahead required?" is "Do they take walk-ins?" the other way round.
+        walk_in = answer_offline(_WALK_IN, lines)
+        if walk_in.value in ("yes", "no"):
+            return replace(walk_in, value="no" if walk_in.value == "yes" else "yes")
     timed = _opening(question, lines)
     if timed is not None:
         return timed
@@ -188,6 +193,14 @@ def answer_offline(question: Question, lines: Sequence[Line],
             after = evidence_of(Line(line.after, line.source, line.stems))
             return Answer(f"{line.text}: {after}", after, line.source, confidence)
     return Answer(value, evidence_of(line), line.source, confidence)
+
+
+#: A question whether booking is needed: "Is booking ahead required?", "Do I need an
+#: appointment?", "Must I reserve?".
+_BOOKING_NEEDED = re.compile(
+    r"(?=.*\b(?:book\w*|appointments?|reserv\w*)\b)(?=.*\b(?:required|requires?|need|needed|"
+    r"necessary|have to|has to|must|mandatory|compulsory)\b)", re.I)
+_WALK_IN = Question(id="walk_in", ask="Do they take walk-ins?", type="yes_no")
 
 
 def _numbered(question: Question, lines: Sequence[Line]) -> list[Line]:
@@ -243,10 +256,11 @@ def _with_next(line: Line) -> str:
 _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day", "hour",
                          "time", "pm", "am", "late", "latest", "last", "earli", "earliest",
                          "first", "morn", "even", "night", "public", "nation", "visit",
-                         "go", "come", "drop", "stop"})
-_OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come"})
+                         "go", "come", "drop", "stop", "shut", "finish", "up"})
+_OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come",
+                      "shut"})
 #: Words that ask for the closing time rather than the opening one.
-_CLOSING = frozenset({"close", "late", "latest", "last", "until", "till"})
+_CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish"})
 #: A question asking at what time ("When do they open in the morning?", "How late...?";
 #: "When are they open?" asks for their hours).
 _WHEN = re.compile(r"\s*(?:when (?:do|does|will)|what time|at what time|how (?:late|early))\b",

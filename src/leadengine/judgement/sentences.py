@@ -72,6 +72,9 @@ class Vocabulary:
     #: ("supplier" deliveries are not deliveries to customers, "LINE MAN" is no LINE
     #: account, a "5-minute walk" no walk-in).
     unrelated: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Question stem -> the stems (Latin) and words (Thai, Burmese) it needs beside it.
+    context: Mapping[str, tuple[frozenset[str], tuple[str, ...]]] = field(
+        default_factory=dict)
     #: Kinds of things listed with "only": (members' stems, the stems it needs).
     kinds: Mapping[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
 
@@ -103,6 +106,9 @@ def vocabulary() -> Vocabulary:
                       frozenset(range(len(own))),
                       {stem(key): tuple(str(p).casefold() for p in phrases)
                        for key, phrases in (data.get("unrelated") or {}).items()},
+                      {stem(key): (frozenset(stem(w) for w in words if w.isascii()),
+                                   tuple(w for w in words if not w.isascii()))
+                       for key, words in (data.get("context") or {}).items()},
                       {name: (frozenset(stem(w) for w in kind.get("members") or ()),
                               frozenset(stem(w) for w in kind.get("with") or ()))
                        for name, kind in (data.get("kinds") or {}).items()})
