@@ -137,7 +137,9 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     asked = LATIN_WORD.findall(core)
     either, modifiers = _either(asked, core)
     alternatives = {s for found in either.values() for s in found}
-    words = [w for w in asked if w not in STOP_WORDS and w not in ASKING]
+    words = [w for place, w in enumerate(asked)
+             if w not in STOP_WORDS and w not in ASKING
+             and not (w == "code" and asked[place - 1:place] == ["qr"])]  # QR on a page
     words += [w for hint in hints for w in LATIN_WORD.findall(hint.lower())]
     stems = [s for s in dict.fromkeys(stem(w) for w in words)
              if s not in STOP_WORDS and s not in alternatives]
