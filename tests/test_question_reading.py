@@ -350,6 +350,10 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     ("Can customers pay by QR code or mobile wallet?", "Scan the QR code to pay.", "yes"),
     ("Can customers pay by QR code or mobile wallet?", "สแกน QR จ่ายได้เลย", "yes"),
     ("Are they open on Saturdays?", "ဥပုသ်နေ့တိုင်း ဆိုင်ပိတ်ပါတယ်။", "unknown"),  # sabbath
+    ("Do they take walk-ins?", "We walk beside the elephants all morning.", "unknown"),
+    ("Is there parking for customers?", "Opposite the Big C parking entrance.", "unknown"),
+    ("Do they accept credit or debit cards?", "Visa၊ Master စက် မရှိသေးလို့ ကတ် မလက်ခံနိုင်ပါ",
+     "no"),
     ("Can they send orders out to the customer, like a delivery?",
      "Event orders: call two days ahead.", "unknown"),
     ("Do they take walk-ins?", "ကြိုတင်ပြောစရာ မလိုပါဘူး၊ ဆိုင်ကို တန်းလာခဲ့ပါ", "yes"),
@@ -398,6 +402,8 @@ def test_a_list_said_with_only_leaves_the_rest_out(ask: str, line: str, said: st
     ("What time do they open?", ["မနက် ၉ နာရီခွဲ ဖွင့်ပြီး ည ၈ နာရီ ပိတ်ပါတယ်။"], "9:30"),
     ("What time do they close?", ["เปิดตีห้าครึ่ง ปิดสิบเอ็ดโมงตรง"], "11:00"),
     ("What time do they shut for the day?", ["เปิดทุกวัน หกโมงเย็น – ตีสอง"], "2:00"),
+    ("What time do they close?", ["မနက် ၅ နာရီ မှ နေ့လည် ၁၁ နာရီ အထိ"], "11:00"),  # midday
+    ("What time do they close?", ["မနက် ၉ နာရီ မှ နေ့လည် ၂ နာရီ အထိ"], "14:00"),
     # A date range is no hours.
     ("What time do they open?", ["Songkran: we are closed 13–15 April.", "Opens 9.30 am"],
      "9:30"),

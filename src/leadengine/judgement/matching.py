@@ -238,6 +238,10 @@ def _named(key: str, text: str) -> bool:
         if written.search(text) is not None:
             return True
         return key in translated(_LATIN_RUN.sub(" ", text))  # ไลน์, not the English word
+    compound = _COMPOUNDS.get(key)
+    if compound is not None and compound.search(text) is None \
+            and key not in translated(text):  # "we walk beside them"; "drop-ins" is one
+        return False
     needs = vocabulary().context.get(key)
     if needs is not None:
         stems, words = needs
@@ -251,6 +255,9 @@ def _named(key: str, text: str) -> bool:
     return True
 
 
+#: Words asked as part of a compound, as the compound is written in English: a
+#: "walk-in", not a walk.
+_COMPOUNDS = {"walk": re.compile(r"\bwalk[\s-]?ins?\b", re.I)}
 #: Apps whose name is an English word, as their name is written.
 _NAMES = {"line": re.compile(r"\bLINE\b|\bLine\s*(?:ID|Id|id|@|:|OA|Official|official|"
                              r"account|app|chat|group|us)\b|\bline\s*(?:id|@|oa)\b|"
@@ -318,6 +325,7 @@ _ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพ�
 #: next door", "parking at the mall nearby", "the bakery next door delivers to us".
 ELSEWHERE = re.compile(
     r"(?<![a-z])(?:next door|nearby|near by|neighbou?ring|across the (?:street|road)|"
+    r"opposite the|"
     r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|"
     r"ဘေးက|ဘေးဆိုင်|အနီးနား", re.I)
 

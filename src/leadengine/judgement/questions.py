@@ -95,7 +95,7 @@ def _clause(line: Line, want: Wanted) -> str:
     # A Burmese list item ("ခရက်ဒစ်ကတ်၊ ဒက်ဘစ်ကတ် လက်မခံပါ"): its verb, and so its
     # negation, ends the sentence.
     following = best + 1
-    while _BURMESE.search(clause) and not _BURMESE_VERB_END.search(clause) \
+    while _BURMESE.search(line.text) and not _BURMESE_VERB_END.search(clause) \
             and following < len(pieces) and _BURMESE.search(pieces[following]):
         clause = f"{clause} {pieces[following]}"
         following += 1

@@ -60,6 +60,8 @@ _BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถ
 ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
 #: Half past: ครึ่ง (after โมง or ทุ่ม), ခွဲ.
 _HALF = re.compile(r"\s*(?:โมง)?\s*ครึ่ง|\s*ခွဲ")
+#: Midday (နေ့လည်): 11 and 12 as they are, 1 to 6 in the afternoon.
+NOON = -1
 #: Thai and Burmese spoken times: (pattern with the hour, hours added, half past).
 _SPOKEN = (
     (re.compile(r"(\d{1,2})\s*โมงเช้า"), 0), (re.compile(r"บ่าย\s*(\d{1,2})"), 12),
@@ -68,7 +70,7 @@ _SPOKEN = (
     (re.compile(r"(?<!บ่าย)(?<!บ่าย )(?<!\d)([1-6])\s*โมง(?!เย็น|เช้า)"), 12),
     (re.compile(r"ตี\s*(\d{1,2})"), 0),
     (re.compile(r"မနက်\s*(\d{1,2})\s*နာရီ"), 0), (re.compile(r"ညနေ\s*(\d{1,2})\s*နာရီ"), 12),
-    (re.compile(r"နေ့လ(?:ည|ယ)်\s*(\d{1,2})\s*နာရီ"), 12),
+    (re.compile(r"နေ့လ(?:ည|ယ)်\s*(\d{1,2})\s*နာရီ"), NOON),
     (re.compile(r"ည\s*(\d{1,2})\s*နာရီ"), 12))
 
 
@@ -107,7 +109,11 @@ def times_in(text: str) -> tuple[tuple[int, str], ...]:
             found.append((clock.start(), f"{hour}:{minute:02d}"))
     for pattern, add in _SPOKEN:
         for spoken in pattern.finditer(plain):
-            hour = int(spoken.group(1)) + (add if int(spoken.group(1)) < 12 else 0)
+            said = int(spoken.group(1))
+            if add == NOON:
+                hour = said + (12 if said <= 6 else 0)
+            else:
+                hour = said + (add if said < 12 else 0)
             half = _HALF.match(plain, spoken.end()) is not None
             found.append((spoken.start(), f"{hour % 24}:{30 if half else 0:02d}"))
     if not found:
