@@ -341,6 +341,16 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
      "yes"),
     ("Is the food halal?", "ร้านอาหารฮาลาล ทุกเมนู", "yes"),
     ("Can customers contact them on LINE?", "LINE ID: @riverside", "yes"),
+    ("If a customer shows up on a Sunday, will they be open?", "Open Mon–Sat 9 AM–7 PM.",
+     "unknown"),  # a day question read from the days, whatever its other words
+    ("Is there somewhere for customers to park when they come by?", "มีที่จอดรถหน้าร้าน",
+     "yes"),
+    ("Would a foreigner who only speaks English be able to talk to the staff?",
+     "Our receptionist speaks English.", "yes"),
+    ("Can people pay with a Visa/Mastercard or other bank card there?",
+     "Sorry, no bank cards, cash only.", "no"),  # the examples before "or other" are cards
+    ("Do they send someone out to do the job at the customer's home?",
+     "We come to your home for repairs.", "yes"),
     # Whether booking is needed is whether walk-ins are taken, the other way round.
     ("Is booking ahead required before you visit?", "By appointment only.", "yes"),
     ("Do I need an appointment?", "ไม่ต้องจองล่วงหน้า มาได้เลย", "no"),

@@ -32,7 +32,9 @@ ASKING = frozenset({
     "it", "its", "business", "company", "shop", "store", "place", "service", "services",
     "customers", "customer", "clients", "client", "people", "guests", "visitors",
     "account", "available", "option", "options", "run", "runs", "hold", "holds",
-    "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us"})
+    "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us",
+    "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
+    "anything", "person", "other", "else"})
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,9 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     # "(locations in total)" explains the question; it is not what a page would say.
     # "without an appointment" says what is not needed: a page naming appointments
     # does not answer "Do they take walk-ins, without an appointment?".
-    core = _WITHOUT.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
+    # "a Visa/Mastercard or other bank card": the examples before "or other" are cards.
+    core = _WITHOUT.sub(" ", _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower())))
+    core = _SEND_SOMEONE.sub(" come ", core)  # "send someone out" is coming to you
     asked = LATIN_WORD.findall(core)
     either, modifiers = _either(asked, core)
     alternatives = {s for found in either.values() for s in found}
@@ -172,6 +176,11 @@ def _known() -> frozenset[str]:
     return frozenset(s for means in vocabulary().means for s in means)
 
 
+#: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
+_EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
+#: Sending a person is coming to the customer (sending an order is delivering it).
+_SEND_SOMEONE = re.compile(r"\bsends?\s+(?:someone|somebody|anyone|a (?:technician|mechanic|"
+                           r"person|team|teacher|tutor|therapist|doctor|nurse))(?:\s+out)?\b")
 #: What a question says is not needed ("without booking", "no need to book").
 _WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no)(?![a-z])[^,;?]*")
 
@@ -205,7 +214,7 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
 _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
-                   "contact", "reach", "messag"})
+                   "contact", "reach", "messag", "job"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5

@@ -256,9 +256,10 @@ def _with_next(line: Line) -> str:
 _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day", "hour",
                          "time", "pm", "am", "late", "latest", "last", "earli", "earliest",
                          "first", "morn", "even", "night", "public", "nation", "visit",
-                         "go", "come", "drop", "stop", "shut", "finish", "up"})
+                         "go", "come", "drop", "stop", "shut", "finish", "up", "show",
+                         "turn", "arriv", "custom", "by"})
 _OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come",
-                      "shut"})
+                      "shut", "show", "arriv"})
 #: Words that ask for the closing time rather than the opening one.
 _CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish"})
 #: A question asking at what time ("When do they open in the morning?", "How late...?";
