@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
+from leadengine.judgement.meant import meant
 from leadengine.judgement.polarity import NEGATION, NO_NEED
 from leadengine.judgement.sentences import (
     LATIN_WORD,
@@ -228,54 +229,13 @@ def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
     for key, met, opposite, unrelated in want.tests:
         if not met.isdisjoint(stems):
             if (unrelated is None or unrelated.search(folded) is None) \
-                    and _named(key, text):
+                    and meant(key, text):
                 held.append(key)
         elif (opposite is not None and opposite.search(folded) is not None) \
                 or (key == "year" and year_in(text) is not None) \
                 or (key in ("time", "open") and time_of(text) is not None):
             held.append(key)
     return held
-
-
-def _named(key: str, text: str) -> bool:
-    """Whether a word that is also a name means what it is asked about in ``text``:
-    LINE the app is written as a name in English ("LINE", "Line ID", "Line@"; "line up",
-    "a washing line", "fine line" are no LINE account), or said in Thai or Burmese (ไลน์);
-    a park that is a place's name ("Lumpini Park") is no parking."""
-    written = _NAMES.get(key)
-    if written is not None:
-        if written.search(text) is not None:
-            return True
-        return key in translated(_LATIN_RUN.sub(" ", text))  # ไลน์, not the English word
-    compound = _COMPOUNDS.get(key)
-    if compound is not None and compound.search(text) is None \
-            and key not in translated(text):  # "we walk beside them"; "drop-ins" is one
-        return False
-    needs = vocabulary().context.get(key)
-    if needs is not None:
-        stems, words = needs
-        if stems.isdisjoint(stems_of(text) | translated(text)) \
-                and not any(word in text for word in words):
-            return False
-    place = _PLACES.get(key)
-    if place is not None and place.search(text):
-        rest = place.sub(" ", text)
-        return key in stems_of(rest) | translated(rest)
-    return True
-
-
-#: Words asked as part of a compound, as the compound is written in English: a
-#: "walk-in", not a walk.
-_COMPOUNDS = {"walk": re.compile(r"\bwalk[\s-]?ins?\b", re.I)}
-#: Apps whose name is an English word, as their name is written.
-_NAMES = {"line": re.compile(r"\bLINE\b|\bLine\s*(?:ID|Id|id|@|:|OA|Official|official|"
-                             r"account|app|chat|group|us)\b|\bline\s*(?:id|@|oa)\b|"
-                             r"\b(?:on|via|add us on|add|our)\s+Line\b")}
-#: Words that are part of places' names ("Maha Bandula Park", "Khao Sok National Park").
-_PLACES = {"park": re.compile(r"\b(?:[A-Z][\w'-]+\s+)+Park\b|\b(?:national|public|water|"
-                              r"theme|amusement|industrial|business|science)\s+park\b",
-                              )}
-_LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9@._-]*")
 
 
 @cache
