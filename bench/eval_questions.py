@@ -21,7 +21,9 @@ and held-out before any tuning:
   written while the work on i, j, k went on and never tuned on (both splits): ``l`` a
   team's own questions in its own words, ``m`` the 11 most common and three of its own;
 * ``n``: ``tests/fixtures/questions_n``, 18 sites, 161 labels, a team's own questions in
-  its own words again, written after the work on l and m and never tuned on.
+  its own words again, written after the work on l and m and never tuned on;
+* ``o``: ``tests/fixtures/questions_o``, 18 sites, 159 labels, the same once more (long,
+  casual asks), written after the work on n and never tuned on.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -55,7 +57,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "g": FIXTURES / "questions_g", "h": FIXTURES / "questions_h",
         "i": FIXTURES / "questions_i", "j": FIXTURES / "questions_j",
         "k": FIXTURES / "questions_k", "l": FIXTURES / "questions_l",
-        "m": FIXTURES / "questions_m", "n": FIXTURES / "questions_n"}
+        "m": FIXTURES / "questions_m", "n": FIXTURES / "questions_n",
+        "o": FIXTURES / "questions_o"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
