@@ -144,6 +144,14 @@ def test_the_pages_own_faq_is_answered_by_the_line_after_it() -> None:
     assert answer(q("Is there parking?"), "มีที่จอดรถไหมคะ", "มีค่ะ จอดได้ 10 คัน")[0] == "yes"
 
 
+def test_a_faq_asked_the_other_way_round_is_answered_so() -> None:
+    # The page asks whether booking is needed; "no need" says walk-ins are taken.
+    asked = q("Do they take walk-ins?")
+    assert answer(asked, "ต้องนัดไหม?", "ไม่ต้องนัดล่วงหน้า เดินเข้ามาได้เลยค่ะ")[0] == "yes"
+    assert answer(q("Does the customer need to book first?"), "Do I need to book?",
+                  "No, just come in.")[0] == "no"
+
+
 def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
     assert answer(q("Is there parking?"), "Parking:", "Not available, please take the BTS.")[0] \
         == "no"
@@ -351,6 +359,14 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
      "Sorry, no bank cards, cash only.", "no"),  # the examples before "or other" are cards
     ("Do they send someone out to do the job at the customer's home?",
      "We come to your home for repairs.", "yes"),
+    ("Is there anywhere for the customer to park when they visit?", "ลานจอดรถกว้าง", "yes"),
+    ("Will they come to my home?", "Home", "unknown"),  # a menu's link
+    # A transfer is a payment's where money or a bank is said.
+    ("Can customers pay by bank transfer?", "Free data transfer from your old phone.",
+     "unknown"),
+    ("Can customers pay by bank transfer?", "Hotel transfers included in the price.",
+     "unknown"),
+    ("Can customers pay by bank transfer?", "ชำระเป็นเงินสดหรือโอนเท่านั้น", "yes"),
     # Whether booking is needed is whether walk-ins are taken, the other way round.
     ("Is booking ahead required before you visit?", "By appointment only.", "yes"),
     ("Do I need an appointment?", "ไม่ต้องจองล่วงหน้า มาได้เลย", "no"),
@@ -412,6 +428,8 @@ def test_a_list_said_with_only_leaves_the_rest_out(ask: str, line: str, said: st
     ("What time do they open?", ["မနက် ၉ နာရီခွဲ ဖွင့်ပြီး ည ၈ နာရီ ပိတ်ပါတယ်။"], "9:30"),
     ("What time do they close?", ["เปิดตีห้าครึ่ง ปิดสิบเอ็ดโมงตรง"], "11:00"),
     ("What time do they shut for the day?", ["เปิดทุกวัน หกโมงเย็น – ตีสอง"], "2:00"),
+    ("what time do they close up at the end of the day?",
+     ["Open 7 days, 9:30 AM – 8:30 PM (Thingyan: closed 4 days)."], "20:30"),
     ("What time do they close?", ["မနက် ၅ နာရီ မှ နေ့လည် ၁၁ နာရီ အထိ"], "11:00"),  # midday
     ("What time do they close?", ["မနက် ၉ နာရီ မှ နေ့လည် ၂ နာရီ အထိ"], "14:00"),
     # A date range is no hours.

@@ -215,7 +215,7 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
 _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
-                   "contact", "reach", "messag", "job"})
+                   "contact", "reach", "messag", "job", "work", "visit"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5
@@ -299,6 +299,10 @@ ELSEWHERE = re.compile(
     r"ဘေးက|ဘေးဆိုင်|အနီးနား", re.I)
 
 
+#: A site menu's links, as whole lines.
+_NAVIGATION = frozenset({"home", "home page", "homepage", "หน้าแรก", "ပင်မစာမျက်နှာ"})
+
+
 def best_line(want: Wanted, lines: Iterable[Line]) -> tuple[Line, float] | None:
     """The line that holds most of what the question wants (two thirds of its words
     or more), with the share held; None when no line does."""
@@ -306,6 +310,8 @@ def best_line(want: Wanted, lines: Iterable[Line]) -> tuple[Line, float] | None:
         return None
     best: tuple[float, int, Line] | None = None
     for line in lines:
+        if line.text.strip().casefold() in _NAVIGATION:  # a menu's "Home" is no home visit
+            continue
         held = set(matched(want, line.stems, line.text))
         if not held:
             continue
@@ -334,7 +340,8 @@ def negates(want: Wanted, clause: str) -> bool:
         following = [stem(w) for w in LATIN_WORD.findall(after.lower())
                      if w not in STOP_WORDS or w in _BEING][:_AFTER]
         if not following or any(
-                w in _BEING or w in _SOFT or any(meets(key, w) for key, *_ in want.keys)
+                w in _BEING or w in _SOFT - {"work", "job"}
+                or any(meets(key, w) for key, *_ in want.keys)
                 or any(meets(w, stem(asked)) for asked in ASKING) for w in following):
             return True
     return False

@@ -29,7 +29,8 @@ def meant(key: str, text: str) -> bool:
     needs = vocabulary().context.get(key)
     if needs is not None:
         stems, words = needs
-        if stems.isdisjoint(stems_of(text) | translated(text)) \
+        # (its own words, not what its group brings: "transfer" brings "bank")
+        if stems.isdisjoint(stems_of(text)) \
                 and not any(word in text for word in words):
             return False
     place = _PLACES.get(key)

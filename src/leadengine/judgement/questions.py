@@ -233,6 +233,9 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
         answer = Line(line.after, line.source, frozenset())
         said = "no" if opposed(want, line.after) else faq_answer(line.after,
                                                                  _clause(answer, want))
+        if opposed(want, line.text) and not opposed(want, line.after):
+            # The page asks the other way round ("Do I need to book?" - "No"): walk-ins.
+            said = "yes" if said == "no" else "no"
         return Answer(said, _with_next(line), line.source, confidence)
     if negates(want, clause) or opposed(want, clause):
         return Answer("no", evidence_of(line), line.source, confidence)
@@ -257,11 +260,12 @@ _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day"
                          "time", "pm", "am", "late", "latest", "last", "earli", "earliest",
                          "first", "morn", "even", "night", "public", "nation", "visit",
                          "go", "come", "drop", "stop", "shut", "finish", "up", "show",
-                         "turn", "arriv", "custom", "by"})
+                         "turn", "arriv", "custom", "by", "end"})
 _OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come",
                       "shut", "show", "arriv"})
 #: Words that ask for the closing time rather than the opening one.
-_CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish"})
+_CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
+                      "end"})
 #: A question asking at what time ("When do they open in the morning?", "How late...?";
 #: "When are they open?" asks for their hours).
 _WHEN = re.compile(r"\s*(?:when (?:do|does|will)|what time|at what time|how (?:late|early))\b",
