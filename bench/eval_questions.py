@@ -23,7 +23,9 @@ and held-out before any tuning:
 * ``n``: ``tests/fixtures/questions_n``, 18 sites, 161 labels, a team's own questions in
   its own words again, written after the work on l and m and never tuned on;
 * ``o``: ``tests/fixtures/questions_o``, 18 sites, 159 labels, the same once more (long,
-  casual asks), written after the work on n and never tuned on.
+  casual asks), written after the work on n and never tuned on;
+* ``p``: ``tests/fixtures/questions_p``, 18 sites, 157 labels, common facts and five of its
+  own, in its own words, written after the work on o and never tuned on.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -58,7 +60,7 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "i": FIXTURES / "questions_i", "j": FIXTURES / "questions_j",
         "k": FIXTURES / "questions_k", "l": FIXTURES / "questions_l",
         "m": FIXTURES / "questions_m", "n": FIXTURES / "questions_n",
-        "o": FIXTURES / "questions_o"}
+        "o": FIXTURES / "questions_o", "p": FIXTURES / "questions_p"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
