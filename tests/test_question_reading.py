@@ -150,6 +150,9 @@ def test_a_faq_asked_the_other_way_round_is_answered_so() -> None:
     assert answer(asked, "ต้องนัดไหม?", "ไม่ต้องนัดล่วงหน้า เดินเข้ามาได้เลยค่ะ")[0] == "yes"
     assert answer(q("Does the customer need to book first?"), "Do I need to book?",
                   "No, just come in.")[0] == "no"
+    # "We are ..." is no yes by itself: the answer's own negation says no.
+    assert answer(q("Do they accept credit or debit cards?"), "Can I pay by card?",
+                  "We are not able to accept cards.")[0] == "no"
 
 
 def test_a_label_cell_is_answered_by_the_cell_after_it() -> None:
@@ -367,6 +370,11 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     ("Can customers pay by bank transfer?", "Hotel transfers included in the price.",
      "unknown"),
     ("Can customers pay by bank transfer?", "ชำระเป็นเงินสดหรือโอนเท่านั้น", "yes"),
+    # A Thai comment is one about being taken or there, not another verb ("won't leak").
+    ("Do they give a warranty?", "รับประกันงานติดตั้ง 1 ปีเต็ม ไม่รั่ว ไม่ซึม", "yes"),
+    # Words of one concept are one key: explaining is no English.
+    ("If the customer only speaks English, will someone be able to talk to them?",
+     "ภญ.อธิบายละเอียดมากค่ะ", "unknown"),
     # Whether booking is needed is whether walk-ins are taken, the other way round.
     ("Is booking ahead required before you visit?", "By appointment only.", "yes"),
     ("Do I need an appointment?", "ไม่ต้องจองล่วงหน้า มาได้เลย", "no"),
@@ -435,6 +443,11 @@ def test_a_list_said_with_only_leaves_the_rest_out(ask: str, line: str, said: st
     # A date range is no hours.
     ("What time do they open?", ["Songkran: we are closed 13–15 April.", "Opens 9.30 am"],
      "9:30"),
+    # Two sessions: the earliest opening, the latest closing; ages and weights are no hours.
+    ("What time do they close?", ["Morning class 07.00 – 09.00", "Evening class 17.00 – 19.00"],
+     "19:00"),
+    ("What time do they close?", ["Phonics for kids 6–12", "Open 13:00 - 20:00"], "20:00"),
+    ("What time do they open?", ["พันธุ์กลาง (7-20 กก.)", "เปิด 8.00-18.00 น."], "8:00"),
     # "2-3 days" is a wait, not hours.
     ("What time do they open?", ["อะไหล่มาส่งทุกวันอังคาร รอ 2-3 วัน", "เปิด 8.30 น."], "8:30"),
 ])

@@ -15,6 +15,7 @@ from leadengine.judgement.polarity import NEGATION, NO_NEED
 from leadengine.judgement.sentences import (
     LATIN_WORD,
     Line,
+    answer_groups,
     stem,
     stems_of,
     translated,
@@ -107,7 +108,9 @@ def clauses(question: Question) -> list[Question]:
     """The question, and each of its alternatives asked apart ("Do they offer home
     visits or come to the customer's place?": either part answered answers it)."""
     core = re.sub(r"\([^)]*\)", " ", question.ask)
-    parts = [p.strip() for p in re.split(r",|;|\s+or\s+(?=\S+\s+\S+)", core) if p.strip()]
+    # "If the customer only speaks English, will someone talk to them?" is one question.
+    cuts = r"\s+or\s+(?=\S+\s+\S+)" if _CONDITION.match(core) else r",|;|\s+or\s+(?=\S+\s+\S+)"
+    parts = [p.strip() for p in re.split(cuts, core) if p.strip()]
     if len(parts) <= 1:
         return [question]
     alternatives = [question.model_copy(update={"ask": part, "hints": []}) for part in parts]
@@ -115,6 +118,10 @@ def clauses(question: Question) -> list[Question]:
     # little to be matched by itself.
     return [question, *(part for part in alternatives
                         if any(weight == 1.0 for _, weight, _, _ in wanted(part).keys))]
+
+
+#: A question that starts with its condition.
+_CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
 
 
 def _plural(word: str) -> bool:
@@ -148,6 +155,12 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     words += [w for hint in hints for w in LATIN_WORD.findall(hint.lower())]
     stems = [s for s in dict.fromkeys(stem(w) for w in words)
              if s not in STOP_WORDS and s not in alternatives]
+    # Words of one concept are one key ("speak ... talk to them"): the later ones meet it.
+    for later in list(stems):
+        first = next((k for k in stems if k != later and _same_concept(k, later)), None)
+        if first is not None and stems.index(first) < stems.index(later):
+            stems.remove(later)
+            either.setdefault(first, set()).add(later)
     for hint in hints:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
@@ -169,6 +182,19 @@ def _weight(key: str, modifiers: set[str]) -> float:
     if key in _SOFT or key in modifiers:
         return SOFT
     return 1.0 if any(meets(key, known) for known in _known()) else NOVEL
+
+
+def _same_concept(one: str, other: str) -> bool:
+    """Whether two stems are one-word synonyms in one of the answer words' concept
+    groups ("speak", "talk"; not "english" and "speak" of "english speaking")."""
+    return any(one in words and other in words for words in _synonyms())
+
+
+@cache
+def _synonyms() -> tuple[frozenset[str], ...]:
+    """Per concept group of the answer words, the stems of its one-word English words."""
+    return tuple(frozenset(stem(entry) for entry in group.en if LATIN_WORD.fullmatch(entry))
+                 for group in answer_groups())
 
 
 @cache

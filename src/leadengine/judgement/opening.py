@@ -81,8 +81,15 @@ def time_answer(closing: bool, lines: Sequence[Line]) -> Answer | None:
     found = hours_lines(lines)
     if not found:
         return _one_time(closing, lines)
-    line, (opens, closes) = found[0]
-    return Answer(closes if closing else opens, evidence_of(line), line.source, 0.8)
+    # Of the lines that give hours in the same way (a morning and an evening session,
+    # 07:00-09:00 and 17:00-19:00): the earliest opening, the latest closing.
+    kind = _HOURS_WORDS.search(found[0][0].text) is not None
+    same = [item for item in found if (_HOURS_WORDS.search(item[0].text) is not None) == kind]
+    if closing:
+        line, (_, told) = max(same, key=lambda item: minutes(item[1][1]))
+    else:
+        line, (told, _) = min(same, key=lambda item: minutes(item[1][0]))
+    return Answer(told, evidence_of(line), line.source, 0.8)
 
 
 #: A single time said as when they close ("until 10 pm", "ถึง 2 ทุ่ม", "ည ၉ နာရီ ထိ") or

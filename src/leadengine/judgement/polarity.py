@@ -55,8 +55,8 @@ CLAUSE = re.compile(r"[,;!?|•·။၊]|[.](?:\s|$)"
 _ASKED = re.compile(r"[?？]\s*$|(?:ไหม|มั้ย|มั๊ย|หรือเปล่า|หรือไม่|ได้ไหม|ใช่ไหม)"
                     r"\s*(?:คะ|ครับ|ค่ะ|คับ)?\s*[?]?\s*$|(?:လား|လဲ|သလဲ)\s*[။?]?\s*$")
 #: How an answer to a yes/no question begins.
-_YES = re.compile(r"^\W*(?:yes|yep|yeah|sure|of course|absolutely|definitely|we do|we can|"
-                  r"we are|ใช่|ได้|มี|ဟုတ်|ရပါတယ်|ရှိပါတယ်|ရပါသည်|ရှိပါသည်)", re.I)
+_YES = re.compile(r"^\W*(?:yes|yep|yeah|sure|of course|absolutely|definitely|ใช่|ได้|มี|ဟုတ်|"
+                  r"ရပါတယ်|ရှိပါတယ်|ရပါသည်|ရှိပါသည်)", re.I)
 _NO = re.compile(r"^\W*(?:no|nope|sorry|unfortunately|not|we don't|we do not|we can't|"
                  r"we cannot|ไม่|ขออภัย|ขอโทษ|မရှိ|မရ|မလုပ်|မပို့|မလက်ခံ|ဟင့်အင်း)", re.I)
 

@@ -101,6 +101,7 @@ def _clause(line: Line, want: Wanted) -> str:
         following += 1
     if pieces[best] not in parts:  # a Thai piece: its comment and its negation
         if best + 1 < len(pieces) and counts[best + 1] == 0 \
+                and _THAI_COMMENT.match(pieces[best + 1]) \
                 and not translated(pieces[best + 1]):  # a comment, not a topic of its own
             clause = f"{clause} {pieces[best + 1]}"
         if best > 0 and _THAI_NEGATION_ONLY.fullmatch(pieces[best - 1].strip()):
@@ -131,6 +132,10 @@ _BURMESE = re.compile(r"[\u1000-\u109f]")
 _BURMESE_VERB_END = re.compile(r"(?:ပါ|တယ်|သည်|ဘူး|မယ်|မည်|နိုင်|ရ|ဘဲ|နော်|ရှင့်|ခင်ဗျာ|"
                                r"ရှင်|ပေး)\W*$")
 _THAI_SPACE = re.compile(r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
+#: A Thai comment on what comes before it: whether it is taken or there ("ไม่รับ", "มีค่ะ",
+#: "ยังไม่ได้ให้บริการ"), not another verb ("ไม่รั่ว": won't leak).
+_THAI_COMMENT = re.compile(r"\s*(?:ยัง)?(?:ไม่|งด)?\s*(?:ได้)?\s*(?:รับ|มี|ได้|บริการ|ให้บริการ|ใช้|"
+                           r"ชำระ|สะดวก|เปิด|ขาย|จ่าย)")
 _THAI_NEGATION_ONLY = re.compile(r"ไม่|ไม่ได้|ยังไม่|งด|ไม่มี|ขออภัย\S*|ขอโทษ\S*")
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import Stemmer
 import yaml
@@ -80,13 +81,25 @@ class Vocabulary:
 
 
 @cache
-def vocabulary() -> Vocabulary:
-    """The shipped glossary and answer words, read once."""
+def _answer_words() -> Mapping[str, Any]:
+    """``data/answer_words.yaml``, read once."""
     try:
-        data = safe_load(ANSWER_WORDS.read_text(encoding="utf-8"))
+        return safe_load(ANSWER_WORDS.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"cannot read {ANSWER_WORDS.name}: {exc}") from None
-    own = read_groups(data.get("groups"), ANSWER_WORDS.name)
+
+
+@cache
+def answer_groups() -> tuple[Group, ...]:
+    """The concept groups of ``data/answer_words.yaml``."""
+    return tuple(read_groups(_answer_words().get("groups"), ANSWER_WORDS.name))
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    """The shipped glossary and answer words, read once."""
+    data = _answer_words()
+    own = list(answer_groups())
     groups = [*own, *shipped_groups()]
     # The answer words' English words are found in a line too ("drop-ins" says
     # walk-ins). The glossary's English words are not: its groups are topics for

@@ -50,10 +50,13 @@ _BARE_HOURS = re.compile(r"(?<![\d.,:/])(\d{1,2})\s*[-–]\s*(\d{1,2})(?![\d.,:/
                          r"(?!\s*(?:years?|yrs|km|kg|baht|บาท|ปี|ကျပ်|နှစ်|people|คน|days?|"
                          r"weeks?|months?|min|mins|minutes|times|pax|persons|pcs|cm|"
                          r"วัน(?!จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์)|สัปดาห์|เดือน|นาที|"
-                         r"ครั้ง|ขวบ|ท่าน|ชิ้น|ရက်|ပတ်|လ|မိနစ်|ခါ|ယောက်|"
+                         r"ครั้ง|ขวบ|ท่าน|ชิ้น|กก|กิโล|ซม|เมตร|ลิตร|ml|g|m|ရက်|ပတ်|လ|မိနစ်|ခါ|ယောက်|"
                          r"(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]*|ม\.ค|ก\.พ|มี\.ค|"
                          r"เม\.ย|พ\.ค|มิ\.ย|ก\.ค|ส\.ค|ก\.ย|ต\.ค|พ\.ย|ธ\.ค|มกรา|กุมภา|มีนา|เมษา|"
                          r"พฤษภา|มิถุนา|กรกฎา|สิงหา|กันยา|ตุลา|พฤศจิกา|ธันวา)(?![a-z]))", re.I)
+#: Words before a range of ages.
+_AGES = re.compile(r"(?:ages?|aged|kids|children|years|grades?|อายุ|เด็ก|ชั้น|အသက်|အတန်း)\s*$",
+                   re.I)
 #: What stands between a range's two times.
 _BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|ကနေ|အထိ|ထိ", re.I)
 #: Open all day and night.
@@ -119,6 +122,8 @@ def times_in(text: str) -> tuple[tuple[int, str], ...]:
     if not found:
         for bare in _BARE_HOURS.finditer(plain):
             first, last = int(bare.group(1)), int(bare.group(2))
+            if _AGES.search(plain[max(0, bare.start() - 12):bare.start()]):
+                continue  # "kids 6-12", "อายุ 3-5": ages, not hours
             if first < last <= 24:
                 found += [(bare.start(1), f"{first}:00"), (bare.start(2), f"{last % 24}:00")]
     return tuple(sorted(set(found)))
