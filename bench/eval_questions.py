@@ -25,7 +25,9 @@ and held-out before any tuning:
 * ``o``: ``tests/fixtures/questions_o``, 18 sites, 159 labels, the same once more (long,
   casual asks), written after the work on n and never tuned on;
 * ``p``: ``tests/fixtures/questions_p``, 18 sites, 157 labels, common facts and five of its
-  own, in its own words, written after the work on o and never tuned on.
+  own, in its own words, written after the work on o and never tuned on;
+* ``q``: ``tests/fixtures/questions_q``, 18 sites, 162 labels, the same kind as p, written
+  after the work on p and never tuned on.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -60,7 +62,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "i": FIXTURES / "questions_i", "j": FIXTURES / "questions_j",
         "k": FIXTURES / "questions_k", "l": FIXTURES / "questions_l",
         "m": FIXTURES / "questions_m", "n": FIXTURES / "questions_n",
-        "o": FIXTURES / "questions_o", "p": FIXTURES / "questions_p"}
+        "o": FIXTURES / "questions_o", "p": FIXTURES / "questions_p",
+        "q": FIXTURES / "questions_q"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
