@@ -138,9 +138,8 @@ def _covered(text: str) -> tuple[set[int], set[int]]:
 
 
 def saying(text: str) -> DaySaying | None:
-    """What ``text`` (one part of a line) says about days, None when it names none or
-    says neither open nor closed about them."""
-    text = _plain(text)
+    """What ``text`` (one part of a line, made :func:`_plain`) says about days, None
+    when it names none or says neither open nor closed about them."""
     cut = _EXCEPT.search(text)
     head, tail = (text[:cut.start()], text[cut.end():]) if cut else (text, "")
     if cut and cut.group("after"):  # Burmese: the days left out come before မှလွဲ
@@ -176,7 +175,7 @@ def line_sayings(text: str, after: str = "") -> list[tuple[DaySaying, bool]]:
     for part in parts:
         said, joined = saying(part), False
         if said is None and after and _only_days(part) and _names(after) == []:
-            said, joined = saying(f"{part} {after}"), True
+            said, joined = saying(f"{part} {_plain(after)}"), True
         if said is not None:
             found.append((said, joined))
     return found

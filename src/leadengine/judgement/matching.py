@@ -295,8 +295,7 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
     bank transfer only", "only cash or PromptPay QR", "ငွေသားနဲ့ KPay ပဲ")."""
     folded = NO_NEED.sub(" ", text.casefold())
     wholes = vocabulary().whole
-    for key, met, _, _ in want.tests:
-        phrases = next(k[3] for k in want.keys if k[0] == key)
+    for (key, _, _, phrases), (_, met, _, _) in zip(want.keys, want.tests, strict=True):
         if not phrases or (whole and key not in wholes):
             continue
         said = [p for p in phrases if says(p, folded)]

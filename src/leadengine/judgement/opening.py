@@ -129,29 +129,15 @@ def all_day_answer(lines: Sequence[Line]) -> Answer | None:
     ၂၄ နာရီ), no when the pages give opening hours and none does; None otherwise."""
     said = next((line for line in lines if ALL_DAY.search(line.text)), None)
     if said is not None:  # "We are not open 24 hours", "၂၄ နာရီ မဖွင့်ပါ"
-        value = "no" if negated(_around(ALL_DAY, said.text)) else "yes"
+        clause = next((part for part in CLAUSE.split(said.text)
+                       if part and ALL_DAY.search(part)), said.text)
+        value = "no" if negated(clause) else "yes"
         return Answer(value, evidence_of(said), said.source, 0.8)
     found = hours_lines(lines)
     if not found:
         return None
     line = found[0][0]
     return Answer("no", evidence_of(line), line.source, 0.6)
-
-
-def _around(pattern: re.Pattern[str], text: str) -> str:
-    """The clause of ``text`` where ``pattern`` is found."""
-    found = pattern.search(text)
-    start = found.start() if found else 0
-    return next((part for part in _clauses_at(text) if part[0] <= start <= part[1]),
-                (0, len(text), text))[2]
-
-
-def _clauses_at(text: str) -> list[tuple[int, int, str]]:
-    spans, last = [], 0
-    for cut in CLAUSE.finditer(text):
-        spans.append((last, cut.start(), text[last:cut.start()]))
-        last = cut.end()
-    return [*spans, (last, len(text), text[last:])]
 
 
 def late_answer(ask: str, lines: Sequence[Line]) -> Answer | None:
