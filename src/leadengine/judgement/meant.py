@@ -1,28 +1,31 @@
 """Whether a word of a sentence means what a question asks by it, where the word alone
 cannot say: an app whose name is an English word (LINE), a compound (a walk-in), a word
 that is part of a place's name (Lumpini Park), a word that needs another beside it (a
-QR code is a payment's only where paying is said: ``context:`` in
-``data/answer_words.yaml``)."""
+QR code is a payment's only where paying is said). The words are in
+``data/answer_words.yaml`` (``names:``, ``compounds:``, ``places:``, ``context:``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
 
-from leadengine.judgement.sentences import stems_of, translated, vocabulary
+from leadengine.judgement.sentences import answer_words, stems_of, translated, vocabulary
 
 
 def meant(key: str, text: str) -> bool:
     """Whether ``key``, found in ``text`` (one sentence), means what the question asks:
-    LINE the app is written as a name in English ("LINE", "Line ID", "Line@"; "line up",
-    "a washing line", "fine line" are no LINE account), or said in Thai or Burmese (ไลน์);
-    a walk-in is written as one; a word of ``context:`` has one of its words beside it;
-    a park that is a place's name ("Lumpini Park") is no parking."""
-    written = _NAMES.get(key)
+    an app's name is written as a name in English, or said in Thai or Burmese (ไลน์); a
+    compound is written as one; a word of ``context:`` has one of its words beside it; a
+    word that is part of a place's name ("Lumpini Park") is no parking."""
+    rules = _rules()
+    written = rules.names.get(key)
     if written is not None:
         if written.search(text) is not None:
             return True
         return key in translated(_LATIN_RUN.sub(" ", text))  # ไลน์, not the English word
-    compound = _COMPOUNDS.get(key)
+    compound = rules.compounds.get(key)
     if compound is not None and compound.search(text) is None \
             and key not in translated(text):  # "we walk beside them"; "drop-ins" is one
         return False
@@ -33,21 +36,70 @@ def meant(key: str, text: str) -> bool:
         if stems.isdisjoint(stems_of(text)) \
                 and not any(word in text for word in words):
             return False
-    place = _PLACES.get(key)
+    place = rules.places.get(key)
     if place is not None and place.search(text):
         rest = place.sub(" ", text)
         return key in stems_of(rest) | translated(rest)
     return True
 
 
-#: Words asked as part of a compound, as the compound is written in English: a
-#: "walk-in", not a walk.
-_COMPOUNDS = {"walk": re.compile(r"\bwalk[\s-]?ins?\b", re.I)}
-#: Apps whose name is an English word, as their name is written.
-_NAMES = {"line": re.compile(r"\bLINE\b|\bLine\s*(?:ID|Id|id|@|:|OA|Official|official|"
-                             r"account|app|chat|group|us)\b|\bline\s*(?:id|@|oa)\b|"
-                             r"\b(?:on|via|add us on|add|our)\s+Line\b")}
-#: Words that are part of places' names ("Maha Bandula Park", "Khao Sok National Park").
-_PLACES = {"park": re.compile(r"\b(?:[A-Z][\w'-]+\s+)+Park\b|\b(?:national|public|water|"
-                              r"theme|amusement|industrial|business|science)\s+park\b")}
+@dataclass(frozen=True)
+class _Rules:
+    """``names:``, ``compounds:`` and ``places:`` as patterns, by question stem."""
+
+    names: Mapping[str, re.Pattern[str]]
+    compounds: Mapping[str, re.Pattern[str]]
+    places: Mapping[str, re.Pattern[str]]
+
+
+@cache
+def _rules() -> _Rules:
+    data = answer_words()
+    return _Rules(
+        {key: _name(key, spec or {}) for key, spec in (data.get("names") or {}).items()},
+        {key: _compound(str(written)) for key, written in (data.get("compounds") or {}).items()},
+        {key: _place(key, words or ()) for key, words in (data.get("places") or {}).items()})
+
+
+def _name(key: str, spec: Mapping[str, Iterable[str]]) -> re.Pattern[str]:
+    """``LINE``; ``Line`` + a name word after or before it; ``line`` + an any-case word."""
+    named = re.escape(key.capitalize())
+    forms = [rf"\b{re.escape(key.upper())}\b"]
+    after = _either(spec.get("name_after") or ())
+    if after:
+        forms.append(rf"\b{named}\s*{after}")
+    before = _either(spec.get("before") or ())
+    if before:
+        forms.append(rf"\b{before}\s+{named}\b")
+    loose = _either(spec.get("any_case_after") or ())
+    if loose:
+        forms.append(rf"(?i:\b{re.escape(key)}\s*{loose})")
+    return re.compile("|".join(forms))
+
+
+def _either(words: Iterable[str]) -> str:
+    """One of ``words``, each a whole word where it ends with a letter or digit (a
+    space in one stands for any spacing: ": @" is "Line: @shop" and "Line:@shop")."""
+    parts = sorted((str(w) for w in words), key=len, reverse=True)
+    return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s*")
+                            + (r"\b" if w[-1:].isalnum() else "")
+                            for w in parts) + ")" if parts else ""
+
+
+def _compound(written: str) -> re.Pattern[str]:
+    """"walk-in" -> walk-in, walk in, walkin, walk-ins (any case)."""
+    first, _, rest = written.partition("-")
+    return re.compile(rf"\b{re.escape(first)}[\s-]?{re.escape(rest)}s?\b", re.I)
+
+
+def _place(key: str, qualifiers: Iterable[str]) -> re.Pattern[str]:
+    """Capitalised words before "Park"; or a qualifier before "park" (any case)."""
+    named = re.escape(key.capitalize())
+    forms = [rf"\b(?:[A-Z][\w'-]+\s+)+{named}\b"]
+    words = _either(qualifiers)
+    if words:
+        forms.append(rf"(?i:\b{words}\s+{re.escape(key)}\b)")
+    return re.compile("|".join(forms))
+
+
 _LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9@._-]*")

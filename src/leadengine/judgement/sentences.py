@@ -81,7 +81,7 @@ class Vocabulary:
 
 
 @cache
-def _answer_words() -> Mapping[str, Any]:
+def answer_words() -> Mapping[str, Any]:
     """``data/answer_words.yaml``, read once."""
     try:
         return safe_load(ANSWER_WORDS.read_text(encoding="utf-8")) or {}
@@ -92,13 +92,13 @@ def _answer_words() -> Mapping[str, Any]:
 @cache
 def answer_groups() -> tuple[Group, ...]:
     """The concept groups of ``data/answer_words.yaml``."""
-    return tuple(read_groups(_answer_words().get("groups"), ANSWER_WORDS.name))
+    return tuple(read_groups(answer_words().get("groups"), ANSWER_WORDS.name))
 
 
 @cache
 def vocabulary() -> Vocabulary:
     """The shipped glossary and answer words, read once."""
-    data = _answer_words()
+    data = answer_words()
     own = list(answer_groups())
     groups = [*own, *shipped_groups()]
     # The answer words' English words are found in a line too ("drop-ins" says
