@@ -382,6 +382,11 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     # Whether booking is needed is whether walk-ins are taken, the other way round.
     ("Is booking ahead required before you visit?", "By appointment only.", "yes"),
     ("Do I need an appointment?", "ไม่ต้องจองล่วงหน้า มาได้เลย", "no"),
+    # A phrase of the vocabulary led by a word of its group is that word: a loyalty
+    # card or a SIM card is no card payment ("cash only" is no "no" about them).
+    ("Do they give customers a loyalty card?", "Cash only, sorry.", "unknown"),
+    ("Do they sell SIM cards?", "Cash only, sorry.", "unknown"),
+    ("Do they give customers a loyalty card?", "Collect stamps on our loyalty card.", "yes"),
     # A QR code is a payment's only where paying is said.
     ("Can customers pay by QR code or mobile wallet?",
      "Scan the QR code at reception to see the timetable.", "unknown"),

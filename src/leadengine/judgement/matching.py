@@ -23,6 +23,7 @@ from leadengine.judgement.sentences import (
 )
 from leadengine.judgement.values import time_of, year_in
 from leadengine.knowledge.rules import Question
+from leadengine.retrieval.glossary import shipped_groups
 from leadengine.retrieval.tokenize import STOP_WORDS
 
 #: Words of a question that say nothing about what is asked.
@@ -149,9 +150,9 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     asked = LATIN_WORD.findall(core)
     either, modifiers = _either(asked, core)
     alternatives = {s for found in either.values() for s in found}
+    tails = _tails([stem(w) for w in asked])  # "QR code": a page's QR is the key
     words = [w for place, w in enumerate(asked)
-             if w not in STOP_WORDS and w not in ASKING
-             and not (w == "code" and asked[place - 1:place] == ["qr"])]  # QR on a page
+             if w not in STOP_WORDS and w not in ASKING and place not in tails]
     words += [w for hint in hints for w in LATIN_WORD.findall(hint.lower())]
     stems = [s for s in dict.fromkeys(stem(w) for w in words)
              if s not in STOP_WORDS and s not in alternatives]
@@ -195,6 +196,34 @@ def _synonyms() -> tuple[frozenset[str], ...]:
     """Per concept group of the answer words, the stems of its one-word English words."""
     return tuple(frozenset(stem(entry) for entry in group.en if LATIN_WORD.fullmatch(entry))
                  for group in answer_groups())
+
+
+def _tails(stems: list[str]) -> set[int]:
+    """Where the later words of a phrase of the vocabulary stand, when the phrase's first
+    word alone is a word of its group and the others are not ("QR code", "loyalty card",
+    "halal food"): the first word carries the phrase, so a "card" asked as part of a
+    loyalty card is no question about cards."""
+    tails: set[int] = set()
+    for place, first in enumerate(stems):
+        if first in STOP_WORDS or first in ASKING:
+            continue
+        for rest in _phrases().get(first, ()):
+            if tuple(stems[place + 1:place + 1 + len(rest)]) == rest:
+                tails.update(range(place + 1, place + 1 + len(rest)))
+    return tails
+
+
+@cache
+def _phrases() -> Mapping[str, tuple[tuple[str, ...], ...]]:
+    """First stem -> the rest of the vocabulary's phrases led by it (see :func:`_tails`)."""
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for group in (*answer_groups(), *shipped_groups()):
+        ones = {stem(e) for e in group.en if LATIN_WORD.fullmatch(e)}
+        for entry in group.en:
+            stems = [stem(w) for w in LATIN_WORD.findall(entry.lower())]
+            if len(stems) > 1 and stems[0] in ones and ones.isdisjoint(stems[1:]):
+                found.setdefault(stems[0], []).append(tuple(stems[1:]))
+    return {first: tuple(rests) for first, rests in found.items()}
 
 
 @cache
