@@ -14,7 +14,7 @@ from leadengine.judgement.days import line_sayings
 from leadengine.judgement.opening import day_answer
 from leadengine.judgement.polarity import negated
 from leadengine.judgement.questions import answer_all
-from leadengine.judgement.sentences import site_lines
+from leadengine.judgement.sentences import answer_words, site_lines
 from leadengine.judgement.values import hours_of, times_in
 from leadengine.knowledge import Question
 
@@ -387,6 +387,14 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     ("Do they give customers a loyalty card?", "Cash only, sorry.", "unknown"),
     ("Do they sell SIM cards?", "Cash only, sorry.", "unknown"),
     ("Do they give customers a loyalty card?", "Collect stamps on our loyalty card.", "yes"),
+    # A card is a payment's where paying, taking or its kind is said.
+    ("Can customers pay by credit or debit card?",
+     "Gift cards (500 or 1,000 THB) are sold at the counter.", "unknown"),
+    ("Can customers pay by credit or debit card?",
+     "Please bring your pet's vaccination card to every visit.", "unknown"),
+    ("Can customers pay by credit or debit card?", "Sorry, no cards.", "no"),
+    ("Can customers pay by credit or debit card?", "Cards are welcome.", "unknown"),
+    ("Can customers pay by credit or debit card?", "We take cards and cash.", "yes"),
     # A QR code is a payment's only where paying is said.
     ("Can customers pay by QR code or mobile wallet?",
      "Scan the QR code at reception to see the timetable.", "unknown"),
@@ -463,3 +471,16 @@ def test_a_list_said_with_only_leaves_the_rest_out(ask: str, line: str, said: st
 def test_times_asked_in_other_words(ask: str, lines: list[str], said: str) -> None:
     assert answer(q(ask, "text"), *lines)[0] == said
 
+
+
+def test_every_word_of_the_answer_words_is_a_string() -> None:
+    """YAML reads a bare no, yes, on or off as a boolean: each must be quoted."""
+    def strings(node: Any) -> bool:
+        if isinstance(node, dict):
+            return all(strings(value) for value in node.values())
+        if isinstance(node, list):
+            return all(isinstance(item, str) or strings(item) for item in node)
+        return isinstance(node, (str, int))
+    data = answer_words()
+    assert {"groups", "opposites", "unrelated", "context", "names"} <= set(data)
+    assert all(strings(data[key]) for key in data if key != "version")

@@ -125,6 +125,12 @@ def clauses(question: Question) -> list[Question]:
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
 
 
+def _ends(asked: list[str], place: int) -> bool:
+    """Whether no word of what is asked follows ``place`` ("debit card?", not "QR code
+    payments": there the head noun is further on)."""
+    return all(w in ASKING or w in STOP_WORDS for w in asked[place:])
+
+
 def _plural(word: str) -> bool:
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
@@ -227,6 +233,14 @@ def _phrases() -> Mapping[str, tuple[tuple[str, ...], ...]]:
 
 
 @cache
+def _pairs() -> frozenset[tuple[str, str]]:
+    """The two-word English phrases of the vocabulary, as stems ("debit card")."""
+    return frozenset((words[0], words[1]) for group in (*answer_groups(), *shipped_groups())
+                     for entry in group.en
+                     if len(words := [stem(w) for w in LATIN_WORD.findall(entry.lower())]) == 2)
+
+
+@cache
 def _known() -> frozenset[str]:
     """The English stems of the vocabulary's concept groups (answer words, glossary)."""
     return frozenset(s for means in vocabulary().means for s in means)
@@ -244,7 +258,8 @@ _WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no)(?![a-z]
 def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:
     """The question's alternatives (a key's stem -> the stems that meet it too) and
     its modifiers (weighing :data:`SOFT`): "credit or debit cards" is one key, cards,
-    of any kind; "rooms, seats or beds" one key met by any of them."""
+    of any kind (a plural, or a phrase of the vocabulary, "debit card", is the head
+    noun); "rooms, seats or beds" one key met by any of them."""
     either: dict[str, set[str]] = {}
     modifiers: set[str] = set()
     for place, (before, middle, after) in enumerate(zip(asked, asked[1:], asked[2:],
@@ -253,7 +268,9 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
                 or stem(before) in _SOFT or stem(after) in _SOFT:
             continue
         head = asked[place + 3] if place + 3 < len(asked) else ""
-        if head and head not in ASKING and head not in STOP_WORDS and _plural(head):
+        if head and head not in ASKING and head not in STOP_WORDS \
+                and (_plural(head) or ((stem(after), stem(head)) in _pairs()
+                                       and _ends(asked, place + 4))):
             if _plural(before):  # "vouchers or gift cards": the compound is its own key
                 continue
             modifiers.add(stem(before))  # "credit or debit cards": what kind, said or not
