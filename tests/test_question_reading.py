@@ -387,6 +387,13 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     ("Do they give customers a loyalty card?", "Cash only, sorry.", "unknown"),
     ("Do they sell SIM cards?", "Cash only, sorry.", "unknown"),
     ("Do they give customers a loyalty card?", "Collect stamps on our loyalty card.", "yes"),
+    # What is delivered to the business from elsewhere is no delivery to customers.
+    ("Do they deliver?", "Our kegs are delivered fresh from the brewery every Thursday.",
+     "unknown"),
+    ("Do they deliver?", "Most parts are delivered to our workshop from Bangkok dealers.",
+     "unknown"),
+    ("Do they deliver?", "Orders are shipped from Chiang Mai within 2 days.", "yes"),
+    ("Do they deliver?", "Cakes delivered from our kitchen to your door.", "yes"),
     # A card is a payment's where paying, taking or its kind is said.
     ("Can customers pay by credit or debit card?",
      "Gift cards (500 or 1,000 THB) are sold at the counter.", "unknown"),

@@ -11,7 +11,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from leadengine.judgement.sentences import answer_words, stems_of, translated, vocabulary
+from leadengine.judgement.sentences import (
+    answer_words,
+    stem,
+    stems_of,
+    translated,
+    vocabulary,
+)
 
 
 def meant(key: str, text: str) -> bool:
@@ -36,6 +42,8 @@ def meant(key: str, text: str) -> bool:
         if stems.isdisjoint(stems_of(text)) \
                 and not any(word in text for word in words):
             return False
+    if key in rules.incoming and _FROM.search(text) and not _FROM_TO.search(text):
+        return False  # "delivered fresh from the brewery"
     place = rules.places.get(key)
     if place is not None and place.search(text):
         rest = place.sub(" ", text)
@@ -50,6 +58,7 @@ class _Rules:
     names: Mapping[str, re.Pattern[str]]
     compounds: Mapping[str, re.Pattern[str]]
     places: Mapping[str, re.Pattern[str]]
+    incoming: frozenset[str]
 
 
 @cache
@@ -58,7 +67,8 @@ def _rules() -> _Rules:
     return _Rules(
         {key: _name(key, spec or {}) for key, spec in (data.get("names") or {}).items()},
         {key: _compound(str(written)) for key, written in (data.get("compounds") or {}).items()},
-        {key: _place(key, words or ()) for key, words in (data.get("places") or {}).items()})
+        {key: _place(key, words or ()) for key, words in (data.get("places") or {}).items()},
+        frozenset(stem(str(word)) for word in data.get("incoming") or ()))
 
 
 def _name(key: str, spec: Mapping[str, Iterable[str]]) -> re.Pattern[str]:
@@ -102,4 +112,11 @@ def _place(key: str, qualifiers: Iterable[str]) -> re.Pattern[str]:
     return re.compile("|".join(forms))
 
 
+#: Something delivered or shipped "from" a place or a maker, in its clause ("our kegs
+#: are delivered fresh from the brewery"); not from the business itself ("from our
+#: warehouse"), not a time or a price.
+_FROM = re.compile(r"\b(?:delivered|shipped)\b(?:[^\w.;:!?]+\w+){0,4}?[^\w.;:!?]+from\s+"
+                   r"(?!our\b|us\b|the (?:shop|store|farm)\b|[\d฿$]|[๐-๙၀-၉])", re.I)
+#: What goes out: a range "from Bangkok to Chiang Mai", the customer's order.
+_FROM_TO = re.compile(r"\bfrom\s+\w+(?:\s+\w+)?\s+(?:to|-|–)\s|\byour\b|\border", re.I)
 _LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9@._-]*")
