@@ -394,6 +394,8 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
      "unknown"),
     ("Do they deliver?", "Orders are shipped from Chiang Mai within 2 days.", "yes"),
     ("Do they deliver?", "Cakes delivered from our kitchen to your door.", "yes"),
+    # The answer words' one-word entries in any form: "shipped", "rented".
+    ("Do they deliver?", "Orders are shipped within 2 days.", "yes"),
     # A card is a payment's where paying, taking or its kind is said.
     ("Can customers pay by credit or debit card?",
      "Gift cards (500 or 1,000 THB) are sold at the counter.", "unknown"),

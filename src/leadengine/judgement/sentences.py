@@ -138,13 +138,28 @@ def _means(english: Sequence[str], own: bool) -> frozenset[str]:
                      if w not in STOP_WORDS)
 
 
+@cache
+def _by_word_stem() -> Mapping[str, tuple[int, ...]]:
+    """The stem of each one-word English entry of the answer words' groups -> its
+    groups' numbers in :func:`vocabulary`."""
+    found: dict[str, list[int]] = {}
+    for number, group in enumerate(answer_groups()):
+        for entry in group.en:
+            if LATIN_WORD.fullmatch(entry):
+                found.setdefault(stem(entry), []).append(number)
+    return {key: tuple(numbers) for key, numbers in found.items()}
+
+
 def translated(text: str) -> set[str]:
     """The English stems of the vocabulary's groups that ``text`` names, in any
     language."""
     found: set[str] = set()
     implied = stems_of(text)
     known = vocabulary()
-    for number in known.words.matches(text):
+    numbers = set(known.words.matches(text))
+    # The answer words' one-word English entries in any form ("shipped", "rented").
+    numbers.update(n for s in implied for n in _by_word_stem().get(s, ()))
+    for number in numbers:
         found |= known.means[number]
         if number in known.own:
             implied |= known.means[number]
