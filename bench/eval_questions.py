@@ -63,7 +63,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "k": FIXTURES / "questions_k", "l": FIXTURES / "questions_l",
         "m": FIXTURES / "questions_m", "n": FIXTURES / "questions_n",
         "o": FIXTURES / "questions_o", "p": FIXTURES / "questions_p",
-        "q": FIXTURES / "questions_q"}
+        "q": FIXTURES / "questions_q", "r": FIXTURES / "questions_r",
+        "s": FIXTURES / "questions_s", "t": FIXTURES / "questions_t",
+        "u": FIXTURES / "questions_u"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
