@@ -125,6 +125,11 @@ def test_opening_and_closing_times_and_late_opening() -> None:
     assert answer(q("Are they open after 10 pm?"), *page)[0] == "no"
     assert answer(q("What time do they close?", "text"), "ร้านเปิด 10 โมงเช้า ถึง 2 ทุ่ม")[0] \
         == "20:00"
+    # Serving customers is being open: starting it is opening, stopping it closing.
+    assert answer(q("What time do they start serving customers each day?", "text"),
+                  *page)[0] == "10:00"
+    assert answer(q("At what time do they stop serving customers for the day?", "text"),
+                  *page)[0] == "21:30"
 
 
 def test_open_around_the_clock_by_what_the_hours_say() -> None:

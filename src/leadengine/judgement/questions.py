@@ -265,12 +265,13 @@ _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day"
                          "time", "pm", "am", "late", "latest", "last", "earli", "earliest",
                          "first", "morn", "even", "night", "public", "nation", "visit",
                          "go", "come", "drop", "stop", "shut", "finish", "up", "show",
-                         "turn", "arriv", "custom", "by", "end"})
+                         "turn", "arriv", "custom", "by", "end", "start", "begin", "each",
+                         "everi"})
 _OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come",
                       "shut", "show", "arriv"})
 #: Words that ask for the closing time rather than the opening one.
 _CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
-                      "end"})
+                      "end", "stop"})
 #: A question asking at what time ("When do they open in the morning?", "How late...?";
 #: "When are they open?" asks for their hours).
 _WHEN = re.compile(r"\s*(?:when (?:do|does|will)|what time|at what time|how (?:late|early))\b",
