@@ -392,6 +392,15 @@ def test_a_hostile_page_is_answered_in_bounded_time(text: str) -> None:
     ("Do they give customers a loyalty card?", "Cash only, sorry.", "unknown"),
     ("Do they sell SIM cards?", "Cash only, sorry.", "unknown"),
     ("Do they give customers a loyalty card?", "Collect stamps on our loyalty card.", "yes"),
+    # Someone who turns up is a walk-in; what is asked "instead of" is not asked; a
+    # verb's past form is the verb ("sent out" is sending).
+    ("Will they serve someone who turns up without booking ahead?",
+     "We see patients by appointment only.", "no"),
+    ("Can a customer have their order sent out to them instead of collecting it?",
+     "We deliver to your hotel.", "yes"),
+    ("Can a customer have their order sent out to them instead of collecting it?",
+     "Collect your order at the counter.", "unknown"),
+    ("Any hours on Sunday?", "Closed on Sundays.", "no"),
     # What is delivered to the business from elsewhere is no delivery to customers.
     ("Do they deliver?", "Our kegs are delivered fresh from the brewery every Thursday.",
      "unknown"),

@@ -16,6 +16,7 @@ from leadengine.judgement.sentences import (
     LATIN_WORD,
     Line,
     answer_groups,
+    answer_words,
     stem,
     stems_of,
     translated,
@@ -153,6 +154,8 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     # "a Visa/Mastercard or other bank card": the examples before "or other" are cards.
     core = _WITHOUT.sub(" ", _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower())))
     core = _SEND_SOMEONE.sub(" come ", core)  # "send someone out" is coming to you
+    for pattern, word in _asked_as():  # "someone who turns up": a walk-in
+        core = pattern.sub(f" {word} ", core)
     asked = LATIN_WORD.findall(core)
     either, modifiers = _either(asked, core)
     alternatives = {s for found in either.values() for s in found}
@@ -204,6 +207,14 @@ def _synonyms() -> tuple[frozenset[str], ...]:
                  for group in answer_groups())
 
 
+@cache
+def _asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """``asked_as:`` of the answer words: a phrase (its words in any form) -> a word."""
+    found = answer_words().get("asked_as") or {}
+    return tuple((re.compile(r"\b" + r"\s+".join(re.escape(w) + r"\w*" for w in str(phrase).split())
+                             + r"\b"), str(word)) for phrase, word in found.items())
+
+
 def _tails(stems: list[str]) -> set[int]:
     """Where the later words of a phrase of the vocabulary stand, when the phrase's first
     word alone is a word of its group and the others are not ("QR code", "loyalty card",
@@ -251,8 +262,10 @@ _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: Sending a person is coming to the customer (sending an order is delivering it).
 _SEND_SOMEONE = re.compile(r"\bsends?\s+(?:someone|somebody|anyone|a (?:technician|mechanic|"
                            r"person|team|teacher|tutor|therapist|doctor|nurse))(?:\s+out)?\b")
-#: What a question says is not needed ("without booking", "no need to book").
-_WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no)(?![a-z])[^,;?]*")
+#: What a question says is not needed ("without booking", "no need to book"), or is
+#: not what it asks ("instead of collecting it").
+_WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|rather than)"
+                      r"(?![a-z])[^,;?]*")
 
 
 def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:

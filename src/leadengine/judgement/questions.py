@@ -266,9 +266,9 @@ _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day"
                          "first", "morn", "even", "night", "public", "nation", "visit",
                          "go", "come", "drop", "stop", "shut", "finish", "up", "show",
                          "turn", "arriv", "custom", "by", "end", "start", "begin", "each",
-                         "everi"})
+                         "everi", "walk"})
 _OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come",
-                      "shut", "show", "arriv"})
+                      "shut", "show", "arriv", "hour"})
 #: Words that ask for the closing time rather than the opening one.
 _CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
                       "end", "stop"})

@@ -40,7 +40,18 @@ class Line:
 
 
 def stem(word: str) -> str:
-    return str(_stemmer.stemWord(word.lower()))
+    lowered = word.lower()
+    return str(_stemmer.stemWord(_IRREGULAR.get(lowered, lowered)))
+
+
+#: English verbs whose past forms a stemmer cannot bring back ("sent out" is sending).
+_IRREGULAR = {"sent": "send", "brought": "bring", "bought": "buy", "sold": "sell",
+              "paid": "pay", "spoke": "speak", "spoken": "speak", "took": "take",
+              "taken": "take", "taught": "teach", "gave": "give", "given": "give",
+              "came": "come", "went": "go", "made": "make", "kept": "keep",
+              "held": "hold", "built": "build", "drove": "drive", "driven": "drive",
+              "ate": "eat", "eaten": "eat", "shut": "shut", "chose": "choose",
+              "chosen": "choose", "wrote": "write", "written": "write"}
 
 
 def stems_of(text: str) -> set[str]:
