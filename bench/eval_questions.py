@@ -27,7 +27,12 @@ and held-out before any tuning:
 * ``p``: ``tests/fixtures/questions_p``, 18 sites, 157 labels, common facts and five of its
   own, in its own words, written after the work on o and never tuned on;
 * ``q``: ``tests/fixtures/questions_q``, 18 sites, 162 labels, the same kind as p, written
-  after the work on p and never tuned on.
+  after the work on p and never tuned on;
+* ``r``, ``s``, ``t``: ``tests/fixtures/questions_r``, ``_s``, ``_t``, 18 sites each (162,
+  161, 164 labels): the common facts in their own words and four of their own; a busy
+  team's short, informal asks; a campaign team's questions beyond the usual. Each part
+  was run before any work on it; their dev parts were then tuned on, held-out never;
+* ``u``: ``tests/fixtures/questions_u``, 18 sites, the kind of r, never tuned on.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses

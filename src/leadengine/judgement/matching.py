@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
 from leadengine.judgement.meant import meant
+from leadengine.judgement.phrases import asked_as, pairs, tails
 from leadengine.judgement.polarity import NEGATION, NO_NEED
 from leadengine.judgement.sentences import (
     LATIN_WORD,
     Line,
     answer_groups,
-    answer_words,
     stem,
     stems_of,
     translated,
@@ -24,7 +24,6 @@ from leadengine.judgement.sentences import (
 )
 from leadengine.judgement.values import time_of, year_in
 from leadengine.knowledge.rules import Question
-from leadengine.retrieval.glossary import shipped_groups
 from leadengine.retrieval.tokenize import STOP_WORDS
 
 #: Words of a question that say nothing about what is asked.
@@ -154,14 +153,14 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     # "a Visa/Mastercard or other bank card": the examples before "or other" are cards.
     core = _WITHOUT.sub(" ", _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower())))
     core = _SEND_SOMEONE.sub(" come ", core)  # "send someone out" is coming to you
-    for pattern, word in _asked_as():  # "someone who turns up": a walk-in
+    for pattern, word in asked_as():  # "someone who turns up": a walk-in
         core = pattern.sub(f" {word} ", core)
     asked = LATIN_WORD.findall(core)
     either, modifiers = _either(asked, core)
     alternatives = {s for found in either.values() for s in found}
-    tails = _tails([stem(w) for w in asked])  # "QR code": a page's QR is the key
+    led = tails([stem(w) for w in asked], ASKING)  # "QR code": a page's QR is the key
     words = [w for place, w in enumerate(asked)
-             if w not in STOP_WORDS and w not in ASKING and place not in tails]
+             if w not in STOP_WORDS and w not in ASKING and place not in led]
     words += [w for hint in hints for w in LATIN_WORD.findall(hint.lower())]
     stems = [s for s in dict.fromkeys(stem(w) for w in words)
              if s not in STOP_WORDS and s not in alternatives]
@@ -208,50 +207,6 @@ def _synonyms() -> tuple[frozenset[str], ...]:
 
 
 @cache
-def _asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """``asked_as:`` of the answer words: a phrase (its words in any form) -> a word."""
-    found = answer_words().get("asked_as") or {}
-    return tuple((re.compile(r"\b" + r"\s+".join(re.escape(w) + r"\w*" for w in str(phrase).split())
-                             + r"\b"), str(word)) for phrase, word in found.items())
-
-
-def _tails(stems: list[str]) -> set[int]:
-    """Where the later words of a phrase of the vocabulary stand, when the phrase's first
-    word alone is a word of its group and the others are not ("QR code", "loyalty card",
-    "halal food"): the first word carries the phrase, so a "card" asked as part of a
-    loyalty card is no question about cards."""
-    tails: set[int] = set()
-    for place, first in enumerate(stems):
-        if first in STOP_WORDS or first in ASKING:
-            continue
-        for rest in _phrases().get(first, ()):
-            if tuple(stems[place + 1:place + 1 + len(rest)]) == rest:
-                tails.update(range(place + 1, place + 1 + len(rest)))
-    return tails
-
-
-@cache
-def _phrases() -> Mapping[str, tuple[tuple[str, ...], ...]]:
-    """First stem -> the rest of the vocabulary's phrases led by it (see :func:`_tails`)."""
-    found: dict[str, list[tuple[str, ...]]] = {}
-    for group in (*answer_groups(), *shipped_groups()):
-        ones = {stem(e) for e in group.en if LATIN_WORD.fullmatch(e)}
-        for entry in group.en:
-            stems = [stem(w) for w in LATIN_WORD.findall(entry.lower())]
-            if len(stems) > 1 and stems[0] in ones and ones.isdisjoint(stems[1:]):
-                found.setdefault(stems[0], []).append(tuple(stems[1:]))
-    return {first: tuple(rests) for first, rests in found.items()}
-
-
-@cache
-def _pairs() -> frozenset[tuple[str, str]]:
-    """The two-word English phrases of the vocabulary, as stems ("debit card")."""
-    return frozenset((words[0], words[1]) for group in (*answer_groups(), *shipped_groups())
-                     for entry in group.en
-                     if len(words := [stem(w) for w in LATIN_WORD.findall(entry.lower())]) == 2)
-
-
-@cache
 def _known() -> frozenset[str]:
     """The English stems of the vocabulary's concept groups (answer words, glossary)."""
     return frozenset(s for means in vocabulary().means for s in means)
@@ -282,7 +237,7 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
             continue
         head = asked[place + 3] if place + 3 < len(asked) else ""
         if head and head not in ASKING and head not in STOP_WORDS \
-                and (_plural(head) or ((stem(after), stem(head)) in _pairs()
+                and (_plural(head) or ((stem(after), stem(head)) in pairs()
                                        and _ends(asked, place + 4))):
             if _plural(before):  # "vouchers or gift cards": the compound is its own key
                 continue
