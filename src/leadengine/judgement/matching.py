@@ -152,7 +152,6 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     # does not answer "Do they take walk-ins, without an appointment?".
     # "a Visa/Mastercard or other bank card": the examples before "or other" are cards.
     core = _WITHOUT.sub(" ", _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower())))
-    core = _SEND_SOMEONE.sub(" come ", core)  # "send someone out" is coming to you
     for pattern, word in asked_as():  # "someone who turns up": a walk-in
         core = pattern.sub(f" {word} ", core)
     asked = LATIN_WORD.findall(core)
@@ -214,9 +213,6 @@ def _known() -> frozenset[str]:
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
 _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
-#: Sending a person is coming to the customer (sending an order is delivering it).
-_SEND_SOMEONE = re.compile(r"\bsends?\s+(?:someone|somebody|anyone|a (?:technician|mechanic|"
-                           r"person|team|teacher|tutor|therapist|doctor|nurse))(?:\s+out)?\b")
 #: What a question says is not needed ("without booking", "no need to book"), or is
 #: not what it asks ("instead of collecting it").
 _WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|rather than)"

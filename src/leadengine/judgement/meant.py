@@ -42,7 +42,8 @@ def meant(key: str, text: str) -> bool:
         if stems.isdisjoint(stems_of(text)) \
                 and not any(word in text for word in words):
             return False
-    if key in rules.incoming and _FROM.search(text) and not _FROM_TO.search(text):
+    if key in rules.incoming and rules.incoming_from is not None \
+            and rules.incoming_from.search(text) and not _FROM_TO.search(text):
         return False  # "delivered fresh from the brewery"
     place = rules.places.get(key)
     if place is not None and place.search(text):
@@ -59,6 +60,10 @@ class _Rules:
     compounds: Mapping[str, re.Pattern[str]]
     places: Mapping[str, re.Pattern[str]]
     incoming: frozenset[str]
+    #: One of ``incoming:``'s words, done ("delivered", "shipped"), then "from" a place
+    #: or a maker in its clause; not from the business itself ("from our warehouse"),
+    #: not a time or a price.
+    incoming_from: re.Pattern[str] | None
 
 
 @cache
@@ -68,32 +73,42 @@ def _rules() -> _Rules:
         {key: _name(key, spec or {}) for key, spec in (data.get("names") or {}).items()},
         {key: _compound(str(written)) for key, written in (data.get("compounds") or {}).items()},
         {key: _place(key, words or ()) for key, words in (data.get("places") or {}).items()},
-        frozenset(stem(str(word)) for word in data.get("incoming") or ()))
+        frozenset(stem(str(word)) for word in data.get("incoming") or ()),
+        _incoming(data.get("incoming") or ()))
 
 
 def _name(key: str, spec: Mapping[str, Iterable[str]]) -> re.Pattern[str]:
     """``LINE``; ``Line`` + a name word after or before it; ``line`` + an any-case word."""
     named = re.escape(key.capitalize())
     forms = [rf"\b{re.escape(key.upper())}\b"]
-    after = _either(spec.get("name_after") or ())
+    after = _one_of(spec.get("name_after") or ())
     if after:
         forms.append(rf"\b{named}\s*{after}")
-    before = _either(spec.get("before") or ())
+    before = _one_of(spec.get("before") or ())
     if before:
         forms.append(rf"\b{before}\s+{named}\b")
-    loose = _either(spec.get("any_case_after") or ())
+    loose = _one_of(spec.get("any_case_after") or ())
     if loose:
         forms.append(rf"(?i:\b{re.escape(key)}\s*{loose})")
     return re.compile("|".join(forms))
 
 
-def _either(words: Iterable[str]) -> str:
+def _one_of(words: Iterable[str]) -> str:
     """One of ``words``, each a whole word where it ends with a letter or digit (a
     space in one stands for any spacing: ": @" is "Line: @shop" and "Line:@shop")."""
     parts = sorted((str(w) for w in words), key=len, reverse=True)
     return "(?:" + "|".join(re.escape(w).replace(r"\ ", r"\s*")
                             + (r"\b" if w[-1:].isalnum() else "")
                             for w in parts) + ")" if parts else ""
+
+
+def _incoming(words: Iterable[str]) -> re.Pattern[str] | None:
+    """"deliver", "ship" -> "delivered ... from", "shipped from" (see ``_Rules``)."""
+    done = "|".join(re.escape(str(w)) + r"\w*ed" for w in words)
+    if not done:
+        return None
+    return re.compile(rf"\b(?:{done})\b(?:[^\w.;:!?]+\w+){{0,4}}?[^\w.;:!?]+from\s+"
+                      r"(?!our\b|us\b|the (?:shop|store|farm)\b|[\d฿$]|[๐-๙၀-၉])", re.I)
 
 
 def _compound(written: str) -> re.Pattern[str]:
@@ -106,17 +121,12 @@ def _place(key: str, qualifiers: Iterable[str]) -> re.Pattern[str]:
     """Capitalised words before "Park"; or a qualifier before "park" (any case)."""
     named = re.escape(key.capitalize())
     forms = [rf"\b(?:[A-Z][\w'-]+\s+)+{named}\b"]
-    words = _either(qualifiers)
+    words = _one_of(qualifiers)
     if words:
         forms.append(rf"(?i:\b{words}\s+{re.escape(key)}\b)")
     return re.compile("|".join(forms))
 
 
-#: Something delivered or shipped "from" a place or a maker, in its clause ("our kegs
-#: are delivered fresh from the brewery"); not from the business itself ("from our
-#: warehouse"), not a time or a price.
-_FROM = re.compile(r"\b(?:delivered|shipped)\b(?:[^\w.;:!?]+\w+){0,4}?[^\w.;:!?]+from\s+"
-                   r"(?!our\b|us\b|the (?:shop|store|farm)\b|[\d฿$]|[๐-๙၀-၉])", re.I)
 #: What goes out: a range "from Bangkok to Chiang Mai", the customer's order.
 _FROM_TO = re.compile(r"\bfrom\s+\w+(?:\s+\w+)?\s+(?:to|-|–)\s|\byour\b|\border", re.I)
 _LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9@._-]*")

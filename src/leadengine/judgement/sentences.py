@@ -50,7 +50,7 @@ _IRREGULAR = {"sent": "send", "brought": "bring", "bought": "buy", "sold": "sell
               "taken": "take", "taught": "teach", "gave": "give", "given": "give",
               "came": "come", "went": "go", "made": "make", "kept": "keep",
               "held": "hold", "built": "build", "drove": "drive", "driven": "drive",
-              "ate": "eat", "eaten": "eat", "shut": "shut", "chose": "choose",
+              "ate": "eat", "eaten": "eat", "chose": "choose",
               "chosen": "choose", "wrote": "write", "written": "write"}
 
 
