@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
 from leadengine.judgement.meant import meant
-from leadengine.judgement.phrases import asked_as, pairs, tails
+from leadengine.judgement.phrases import kinds_said, pairs, tails, what_is_asked
 from leadengine.judgement.polarity import NEGATION, NO_NEED
 from leadengine.judgement.sentences import (
     LATIN_WORD,
@@ -37,7 +37,7 @@ ASKING = frozenset({
     "account", "available", "option", "options", "run", "runs", "hold", "holds",
     "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us",
     "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
-    "anything", "person", "other", "else"})
+    "anything", "person", "other", "else", "ok", "okay", "possible", "like"})
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,10 @@ class Wanted:
              phrases_pattern(opposites),
              phrases_pattern(tuple(p for word in (key, *synonyms)
                                    for p in _by_stem(vocabulary().unrelated, word)
-                                   if not _phrase_stems(p) <= asked)))
+                                   # "an English menu?" says it; "delivered to us"
+                                   # (the word alone) is not said by asking about it
+                                   if not 1 < len(_phrase_stems(p)) <= len(
+                                       _phrase_stems(p) & asked))))
             for key, _, synonyms, opposites in self.keys)
 
 
@@ -147,15 +150,10 @@ def wanted(question: Question) -> Wanted:
 
 @lru_cache(maxsize=4096)
 def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
-    # "(locations in total)" explains the question; it is not what a page would say.
-    # "without an appointment" says what is not needed: a page naming appointments
-    # does not answer "Do they take walk-ins, without an appointment?".
-    # "a Visa/Mastercard or other bank card": the examples before "or other" are cards.
-    core = _WITHOUT.sub(" ", _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower())))
-    for pattern, word in asked_as():  # "someone who turns up": a walk-in
-        core = pattern.sub(f" {word} ", core)
+    core = what_is_asked(ask)
     asked = LATIN_WORD.findall(core)
     either, modifiers = _either(asked, core)
+    modifiers |= kinds_said(asked)  # "credit cards", "bank transfer": which kind
     alternatives = {s for found in either.values() for s in found}
     led = tails([stem(w) for w in asked], ASKING)  # "QR code": a page's QR is the key
     words = [w for place, w in enumerate(asked)
@@ -211,14 +209,6 @@ def _known() -> frozenset[str]:
     return frozenset(s for means in vocabulary().means for s in means)
 
 
-#: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
-_EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
-#: What a question says is not needed ("without booking", "no need to book"), or is
-#: not what it asks ("instead of collecting it").
-_WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|rather than)"
-                      r"(?![a-z])[^,;?]*")
-
-
 def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:
     """The question's alternatives (a key's stem -> the stems that meet it too) and
     its modifiers (weighing :data:`SOFT`): "credit or debit cards" is one key, cards,
@@ -251,7 +241,7 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
 _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
-                   "contact", "reach", "messag", "job", "work", "visit"})
+                   "contact", "reach", "messag", "job", "work", "visit", "payment"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5
@@ -262,10 +252,13 @@ def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
     is held by a year written in it, "time" by a time of day."""
     folded = text.casefold()
     held = []
-    for key, met, opposite, unrelated in want.tests:
+    for (key, _, synonyms, _), (_, met, opposite, unrelated) in zip(want.keys, want.tests,
+                                                                    strict=True):
         if not met.isdisjoint(stems):
+            # the word found, or its alternative ("mobile or QR payments": a QR code's)
             if (unrelated is None or unrelated.search(folded) is None) \
-                    and meant(key, text):
+                    and any(meant(word, text) for word in (key, *synonyms)
+                            if not forms(word).isdisjoint(stems)):
                 held.append(key)
         elif (opposite is not None and opposite.search(folded) is not None) \
                 or (key == "year" and year_in(text) is not None) \

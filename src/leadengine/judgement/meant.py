@@ -42,7 +42,7 @@ def meant(key: str, text: str) -> bool:
         if stems.isdisjoint(stems_of(text)) \
                 and not any(word in text for word in words):
             return False
-    if key in rules.incoming and rules.incoming_from is not None \
+    if any(key.startswith(word) for word in rules.incoming) and rules.incoming_from is not None \
             and rules.incoming_from.search(text) and not _FROM_TO.search(text):
         return False  # "delivered fresh from the brewery"
     place = rules.places.get(key)
@@ -60,9 +60,9 @@ class _Rules:
     compounds: Mapping[str, re.Pattern[str]]
     places: Mapping[str, re.Pattern[str]]
     incoming: frozenset[str]
-    #: One of ``incoming:``'s words, done ("delivered", "shipped"), then "from" a place
-    #: or a maker in its clause; not from the business itself ("from our warehouse"),
-    #: not a time or a price.
+    #: One of ``incoming:``'s words, done or a noun ("delivered", "deliveries"), then
+    #: "from" a place or a maker in its clause; not from the business itself ("from our
+    #: warehouse"), not a time or a price.
     incoming_from: re.Pattern[str] | None
 
 
@@ -103,12 +103,14 @@ def _one_of(words: Iterable[str]) -> str:
 
 
 def _incoming(words: Iterable[str]) -> re.Pattern[str] | None:
-    """"deliver", "ship" -> "delivered ... from", "shipped from" (see ``_Rules``)."""
-    done = "|".join(re.escape(str(w)) + r"\w*ed" for w in words)
+    """"deliver", "ship" -> "delivered ... from", "shipped from", "deliveries from",
+    "shipments from" (see ``_Rules``)."""
+    done = "|".join(re.escape(str(w)) + r"\w*(?:ed|ies|ments?)" for w in words)
     if not done:
         return None
     return re.compile(rf"\b(?:{done})\b(?:[^\w.;:!?]+\w+){{0,4}}?[^\w.;:!?]+from\s+"
-                      r"(?!our\b|us\b|the (?:shop|store|farm)\b|[\d฿$]|[๐-๙၀-၉])", re.I)
+                      r"(?!our\b(?!\s+(?:\w+['’]s\b|neighbo|supplier|partner|friend))|us\b|"
+                      r"the (?:shop|store|farm)\b|[\d฿$]|[๐-๙၀-၉])", re.I)
 
 
 def _compound(written: str) -> re.Pattern[str]:

@@ -6,25 +6,95 @@ phrases that show where a question's head noun is ("credit or debit card")."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from functools import cache
 
-from leadengine.judgement.sentences import LATIN_WORD, answer_groups, answer_words, stem
+from leadengine.judgement.sentences import (
+    LATIN_WORD,
+    answer_groups,
+    answer_words,
+    stem,
+    vocabulary,
+)
 from leadengine.retrieval.glossary import shipped_groups
 from leadengine.retrieval.tokenize import STOP_WORDS
 
 
+def what_is_asked(ask: str) -> str:
+    """A question's words as they are read: lower case, without what explains it ("(in
+    total)"), the examples of a kind ("a Visa/Mastercard or other bank card": cards),
+    its ``asked_as:`` phrases as their word ("someone who turns up" is a walk-in), and
+    without what it says is not needed ("without an appointment": a page naming
+    appointments does not answer it) or not asked ("instead of collecting it")."""
+    core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
+    for pattern, word in asked_as():
+        core = pattern.sub(f" {word} ", core)
+    return _WITHOUT.sub(" ", core)
+
+
+#: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
+_EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
+#: What a question says is not needed ("without booking", "no need to book"), or is
+#: not what it asks ("instead of collecting it").
+_WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|"
+                      r"rather than)(?![a-z])[^,;?]*")
+
+
 @cache
 def asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
-    """``asked_as:`` of the answer words: a phrase (its words in any form) -> the word
-    it is read as, the longer phrases first."""
-    found = [(str(phrase), str(word))
-             for word, phrases in (answer_words().get("asked_as") or {}).items()
-             for phrase in phrases or ()]
-    found.sort(key=lambda item: len(item[0]), reverse=True)
-    return tuple((re.compile(r"\b" + r"\s+".join(re.escape(w) + r"\w*" for w in phrase.split())
-                             + r"\b"), word) for phrase, word in found)
+    """``asked_as:`` of the answer words: a phrase -> the word it is read as, in the
+    file's order of words, each word's longer phrases first. A phrase's words match in
+    any form ("turns up", "sending"; ``send|sent`` for irregular ones); ``{name}`` is any
+    entry of ``slots:`` ``name``, or several joined by "or", "and", "/" or commas, each
+    after up to two determiners ("a car or motorbike", "customers' cars"); ``{words}``
+    up to four words of any kind."""
+    data = answer_words()
+    slots = {str(name): [str(e) for e in entries or ()]
+             for name, entries in (data.get("slots") or {}).items()}
+    found: list[tuple[re.Pattern[str], str]] = []
+    for word, phrases in (data.get("asked_as") or {}).items():
+        for phrase in sorted((str(p) for p in phrases or ()), key=len, reverse=True):
+            found.append((re.compile(_pattern(phrase, slots)), str(word)))
+    return tuple(found)
+
+
+#: Up to two words before a slot's entry that only say whose or which one.
+_DETERMINERS = (r"(?:(?:a|an|the|my|your|their|our|his|her|its|one|some|any|[a-z]+['’]s|"
+                r"[a-z]+s['’])\s+){0,2}")
+#: ``{words}``: up to four words.
+_GAP = r"(?:\S+\s+){0,4}?"
+
+
+def _pattern(phrase: str, slots: Mapping[str, list[str]]) -> str:
+    """The regular expression of one ``asked_as:`` phrase (see :func:`asked_as`)."""
+    tokens = phrase.split()
+    out = r"(?<![\w-])"
+    for place, token in enumerate(tokens):
+        if token == "{words}":
+            out += _GAP
+            continue
+        if token.startswith("{") and token.endswith("}"):
+            entries = sorted(slots[token[1:-1]], key=len, reverse=True)
+            one = "(?:" + "|".join(r"\s+".join(map(re.escape, e.split())) for e in entries) \
+                + r")(?:s|es)?"
+            out += (_DETERMINERS + one + r"(?:\s*(?:,|/|\bor\b|\band\b)\s*"
+                    + _DETERMINERS + one + ")*")
+        else:
+            out += "(?:" + "|".join(re.escape(w) + r"\w*" for w in token.split("|")) + ")"
+        if place + 1 < len(tokens):
+            out += r"\s+"
+    return out + r"(?![\w-])"
+
+
+def kinds_said(asked: list[str]) -> set[str]:
+    """The question's words that say which kind of the word after them is asked, being
+    words that word needs beside it on a page (``context:``): "credit" of "credit
+    cards", "bank" of "bank transfer". Said or not, the page answers about the kind."""
+    context = vocabulary().context
+    return {stem(word) for word, head in itertools.pairwise(asked)
+            if stem(word) in context.get(stem(head), (frozenset(),))[0]}
 
 
 def tails(stems: list[str], asking: frozenset[str]) -> set[int]:
