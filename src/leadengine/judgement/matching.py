@@ -37,7 +37,7 @@ ASKING = frozenset({
     "account", "available", "option", "options", "run", "runs", "hold", "holds",
     "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us",
     "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
-    "anything", "person", "other", "else", "ok", "okay", "possible", "like"})
+    "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted"})
 
 
 @dataclass(frozen=True)
