@@ -103,6 +103,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they offer home delivery?", "We deliver within 5 km.", "yes"),
     ("Do they offer home delivery?", "ส่งถึงบ้านฟรี", "yes"),
     ("Do they offer home delivery?", "Home visits for elderly patients.", "unknown"),
+    # a friend's page is not theirs
+    ("Can customers message them on Facebook?",
+     "Our friend's restaurant next street has a Facebook page with its menu.", "unknown"),
+    ("Can customers message them on Facebook?", "Message us on our Facebook page.", "yes"),
 ])
 def test_a_page_answers_the_fact_however_it_was_asked(ask: str, line: str, said: str) -> None:
     assert answer(ask, line) == said

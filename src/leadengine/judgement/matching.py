@@ -322,6 +322,7 @@ _ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพ�
 #: next door", "parking at the mall nearby", "the bakery next door delivers to us".
 ELSEWHERE = re.compile(
     r"(?<![a-z])(?:next door|nearby|near by|neighbou?ring|across the (?:street|road)|"
+    r"(?:friend|neighbou?r)s?['’]s?|"
     r"opposite the|"
     r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|"
     r"ဘေးက|ဘေးဆိုင်|အနီးနား", re.I)
