@@ -107,6 +107,13 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Can customers message them on Facebook?",
      "Our friend's restaurant next street has a Facebook page with its menu.", "unknown"),
     ("Can customers message them on Facebook?", "Message us on our Facebook page.", "yes"),
+    # "without having booked" is no negation of its own: the clause's verb says
+    ("Can I come in without an appointment?", "ไม่รับนักเรียนที่มาโดยไม่ได้นัดนะครับ", "no"),
+    ("Can I come in without an appointment?", "มาโดยไม่ได้นัดก็ได้ค่ะ", "yes"),
+    ("Can I come in without an appointment?", "ချိန်းမထားဘဲ လာလည်း ရပါတယ်", "yes"),
+    ("Can I come in without an appointment?", "ချိန်းမထားဘဲ လာရင် လက်မခံပါ", "no"),
+    ("Somewhere to leave the car?", "ကား၊ ဆိုင်ကယ် ရပ်လို့ ရပါတယ်", "yes"),
+    ("Somewhere to leave the car?", "หน้าร้านจอดได้ค่ะ", "yes"),
 ])
 def test_a_page_answers_the_fact_however_it_was_asked(ask: str, line: str, said: str) -> None:
     assert answer(ask, line) == said
