@@ -114,6 +114,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Can I come in without an appointment?", "ချိန်းမထားဘဲ လာရင် လက်မခံပါ", "no"),
     ("Somewhere to leave the car?", "ကား၊ ဆိုင်ကယ် ရပ်လို့ ရပါတယ်", "yes"),
     ("Somewhere to leave the car?", "หน้าร้านจอดได้ค่ะ", "yes"),
+    # "just the two kinds" (နှစ်မျိုးတည်း) is an only-list: no cards
+    ("Can I pay by card?", "ငွေသား ဒါမှမဟုတ် Wave Pay နှစ်မျိုးတည်း ရပါတယ်", "no"),
+    ("Can I pay by card?", "၂၀၁၅ ကတည်းက ဖွင့်ထားတဲ့ ဆိုင်ပါ", "unknown"),  # since: no "only"
 ])
 def test_a_page_answers_the_fact_however_it_was_asked(ask: str, line: str, said: str) -> None:
     assert answer(ask, line) == said

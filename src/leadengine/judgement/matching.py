@@ -315,7 +315,7 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
 
 
 #: The words that make a phrase name all that is taken ("cash only", เงินสดเท่านั้น).
-_ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|รับแต่|ပဲ|သာ")
+_ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|รับแต่|ပဲ|သာ|မျိုးတည်း")
 
 
 #: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
