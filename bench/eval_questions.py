@@ -70,7 +70,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "o": FIXTURES / "questions_o", "p": FIXTURES / "questions_p",
         "q": FIXTURES / "questions_q", "r": FIXTURES / "questions_r",
         "s": FIXTURES / "questions_s", "t": FIXTURES / "questions_t",
-        "u": FIXTURES / "questions_u"}
+        "u": FIXTURES / "questions_u", "v": FIXTURES / "questions_v",
+        "w": FIXTURES / "questions_w", "x": FIXTURES / "questions_x"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 

@@ -111,7 +111,7 @@ def meets(stem: str, other: str) -> bool:
 def clauses(question: Question) -> list[Question]:
     """The question, and each of its alternatives asked apart ("Do they offer home
     visits or come to the customer's place?": either part answered answers it)."""
-    core = re.sub(r"\([^)]*\)", " ", question.ask)
+    core = what_is_asked(question.ask)  # "a car or motorbike" read as parking first
     # "If the customer only speaks English, will someone talk to them?" is one question.
     cuts = r"\s+or\s+(?=\S+\s+\S+)" if _CONDITION.match(core) else r",|;|\s+or\s+(?=\S+\s+\S+)"
     parts = [p.strip() for p in re.split(cuts, core) if p.strip()]
