@@ -56,6 +56,12 @@ def test_a_fact_asked_in_a_teams_own_words_is_read_as_the_fact(ask: str, key: st
                 "offic", "room", "phone", "understood"} & set(found), found
 
 
+def test_a_word_after_or_that_only_leads_to_the_alternative_is_none() -> None:
+    # "online or by chat": "by" is no alternative of "online"
+    found = wanted(q("can customers book online or by chat?")).keys
+    assert all("by" not in synonyms for _, _, synonyms, _ in found)
+
+
 def test_a_person_sent_out_is_coming_not_delivering() -> None:
     assert "come" in keys("Can they send a technician to my house?")
     assert "deliv" not in keys("Can they send a technician to my house?")
@@ -114,6 +120,14 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Can I come in without an appointment?", "ချိန်းမထားဘဲ လာရင် လက်မခံပါ", "no"),
     ("Somewhere to leave the car?", "ကား၊ ဆိုင်ကယ် ရပ်လို့ ရပါတယ်", "yes"),
     ("Somewhere to leave the car?", "หน้าร้านจอดได้ค่ะ", "yes"),
+    # a team's short asks: "own" and "fine" say little, "A / B / C" are alternatives
+    ("own parking for customers?", "Large car park under the longan trees.", "yes"),
+    ("own parking for customers?", "There's no parking on our soi, sorry.", "no"),
+    ("bank transfer / QR / e-wallet ok (PromptPay, KBZPay etc)?",
+     "Transfer to our Kasikorn account is fine.", "yes"),
+    ("warranty / guarantee on products or work?", "1-year official brand warranty.", "yes"),
+    ("Is it fine to turn up without booking ahead?",
+     "အခန်းလွတ်ရင် ကြိုမဘိုကင်ဘဲ လာလည်း ရပါတယ်", "yes"),
     # "just the two kinds" (နှစ်မျိုးတည်း) is an only-list: no cards
     ("Can I pay by card?", "ငွေသား ဒါမှမဟုတ် Wave Pay နှစ်မျိုးတည်း ရပါတယ်", "no"),
     ("Can I pay by card?", "၂၀၁၅ ကတည်းက ဖွင့်ထားတဲ့ ဆိုင်ပါ", "unknown"),  # since: no "only"

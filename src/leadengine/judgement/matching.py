@@ -37,7 +37,8 @@ ASKING = frozenset({
     "account", "available", "option", "options", "run", "runs", "hold", "holds",
     "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us",
     "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
-    "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted"})
+    "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
+    "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things"})
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def clauses(question: Question) -> list[Question]:
     visits or come to the customer's place?": either part answered answers it)."""
     core = what_is_asked(question.ask)  # "a car or motorbike" read as parking first
     # "If the customer only speaks English, will someone talk to them?" is one question.
-    cuts = r"\s+or\s+(?=\S+\s+\S+)" if _CONDITION.match(core) else r",|;|\s+or\s+(?=\S+\s+\S+)"
+    cuts = r"\s+or\s+(?=\S+\s+\S+)" if _CONDITION.match(core) else \
+        r",|;|\s/\s|\s+or\s+(?=\S+\s+\S+)"  # "bank transfer / QR / e-wallet"
     parts = [p.strip() for p in re.split(cuts, core) if p.strip()]
     if len(parts) <= 1:
         return [question]
@@ -218,7 +220,7 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
     modifiers: set[str] = set()
     for place, (before, middle, after) in enumerate(zip(asked, asked[1:], asked[2:],
                                                         strict=False)):
-        if middle != "or" or before in ASKING or after in ASKING \
+        if middle != "or" or before in ASKING or after in ASKING or after in STOP_WORDS \
                 or stem(before) in _SOFT or stem(after) in _SOFT:
             continue
         head = asked[place + 3] if place + 3 < len(asked) else ""
@@ -241,7 +243,7 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
 _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
-                   "contact", "reach", "messag", "job", "work", "visit", "payment"})
+                   "contact", "reach", "messag", "job", "work", "visit", "payment", "own"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5

@@ -94,7 +94,8 @@ def kinds_said(asked: list[str]) -> set[str]:
     cards", "bank" of "bank transfer". Said or not, the page answers about the kind."""
     context = vocabulary().context
     return {stem(word) for word, head in itertools.pairwise(asked)
-            if stem(word) in context.get(stem(head), (frozenset(),))[0]}
+            if stem(word) in context.get(stem(head), (frozenset(),))[0]
+            and stem(word) not in context}  # "transfer / QR": each a thing asked
 
 
 def tails(stems: list[str], asking: frozenset[str]) -> set[int]:

@@ -12,7 +12,7 @@ NO_NEED = re.compile(
     r"reservation)s? (?:is |are )?(?:needed|required|necessary)|without (?:an? )?"
     r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလို(?:ပါ)?(?:ဘူး|ဘဲ)?"
     # Without having booked: "มาโดยไม่ได้นัด", "ချိန်းမထားဘဲ".
-    r"|(?:โดย)?ไม่(?:ได้)?(?:นัด|จอง)|မချိန်း\S*ဘဲ|ချိန်း\S*မထားဘဲ"
+    r"|(?:โดย)?ไม่(?:ได้)?(?:นัด|จอง)|မ(?:ချိန်း|ဘိုကင်|ဘွတ်ကင်)\S*ဘဲ|(?:ချိန်း|ဘိုကင်|ဘွတ်ကင်)\S*မ(?:ထား|လုပ်)ဘဲ"
     # Free is no negation: "no charge", ไม่มีค่าใช้จ่าย, ငွေမယူ (no money taken).
     r"|no (?:extra )?(?:charge|cost|fee)s?|free of charge|ไม่มีค่าใช้จ่าย|ไม่เสียค่า\S*"
     # No limit: unlimited (ไม่จำกัด, ไม่อั้น, အကန့်အသတ်မရှိ).
