@@ -128,6 +128,17 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("warranty / guarantee on products or work?", "1-year official brand warranty.", "yes"),
     ("Is it fine to turn up without booking ahead?",
      "အခန်းလွတ်ရင် ကြိုမဘိုကင်ဘဲ လာလည်း ရပါတယ်", "yes"),
+    # "too ... to" says what cannot be done; asked about before it, it is no answer
+    ("Somewhere to leave the car?", "Sorry, the soi is too narrow to park.", "no"),
+    ("Do they deliver?", "Delivery is free; the shop is too small to sit in.", "yes"),
+    ("Somewhere to leave the car?", "หน้าร้านห้ามจอดนะคะ", "no"),
+    ("Somewhere to leave the car?", "ခြံထဲမှာ ကား ၅ စီး ရပ်လို့ရပါတယ်", "yes"),
+    # "a bank or credit card" is one question about cards
+    ("Will they take a bank or credit card when the customer pays?",
+     "Deposit by transfer to our Kasikorn bank account, please.", "unknown"),
+    ("Will they take a bank or credit card when the customer pays?",
+     "ที่บ้านพักไม่มีเครื่องรูดบัตรนะคะ", "no"),
+    ("Can I pay by card?", "ช่วงเที่ยงคนเยอะ รับบัตรคิวที่หน้าร้านก่อนนะคะ", "unknown"),  # a queue ticket
     # "just the two kinds" (နှစ်မျိုးတည်း) is an only-list: no cards
     ("Can I pay by card?", "ငွေသား ဒါမှမဟုတ် Wave Pay နှစ်မျိုးတည်း ရပါတယ်", "no"),
     ("Can I pay by card?", "၂၀၁၅ ကတည်းက ဖွင့်ထားတဲ့ ဆိုင်ပါ", "unknown"),  # since: no "only"

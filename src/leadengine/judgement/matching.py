@@ -363,6 +363,9 @@ def negates(want: Wanted, clause: str) -> bool:
     not accepted", "Parking: none", "not yet"), not about another verb ("Points never
     expire", "Delivery is no problem", "anything that doesn't fit is altered free")."""
     plain = NO_NEED.sub(" ", clause)
+    for hit in _TOO.finditer(plain):  # "the soi is too narrow to park"
+        if matched(want, frozenset(stems_of(plain[hit.end():])), plain[hit.end():]):
+            return True
     for hit in NEGATION.finditer(plain):
         before, after = plain[:hit.start()], plain[hit.end():]
         if not hit.group().isascii() or hit.group().lower() in _CANNOT or not matched(
@@ -378,6 +381,8 @@ def negates(want: Wanted, clause: str) -> bool:
     return False
 
 
+#: "too ... to": what follows cannot be done.
+_TOO = re.compile(r"(?<![\w])too \w+ to(?![\w])", re.I)
 #: A negation that says what may not be done ("pets can't ride in the cars").
 _CANNOT = frozenset({"cannot", "can't", "cant"})
 #: How many words after an English negation say what it is about.

@@ -31,7 +31,23 @@ def what_is_asked(ask: str) -> str:
     core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
     for pattern, word in asked_as():
         core = pattern.sub(f" {word} ", core)
-    return _WITHOUT.sub(" ", core)
+    return _KINDS_JOINED.sub(_kinds_joined, _WITHOUT.sub(" ", core))
+
+
+#: Two words joined by "or" before a third ("a bank or credit card").
+_KINDS_JOINED = re.compile(r"\b([a-z]+) or ([a-z]+) ([a-z]+)\b")
+
+
+def _kinds_joined(found: re.Match[str]) -> str:
+    """"bank or credit card" -> "credit card": two kinds of one thing, either said or
+    not (each a word the thing needs beside it on a page, ``context:``), are one
+    question about the thing, not one about banks and one about credit cards."""
+    context = vocabulary().context
+    first, second, head = (stem(w) for w in found.groups())
+    needs = context.get(head, (frozenset(),))[0]
+    if first in needs and second in needs and first not in context and second not in context:
+        return f"{found.group(2)} {found.group(3)}"
+    return found.group()
 
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
