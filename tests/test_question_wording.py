@@ -139,6 +139,18 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Will they take a bank or credit card when the customer pays?",
      "ที่บ้านพักไม่มีเครื่องรูดบัตรนะคะ", "no"),
     ("Can I pay by card?", "ช่วงเที่ยงคนเยอะ รับบัตรคิวที่หน้าร้านก่อนนะคะ", "unknown"),  # a queue ticket
+    # a service cancelled is no more
+    ("Do they deliver?", "บริการส่งอาหารสัตว์ถึงบ้าน ยกเลิกไปตั้งแต่ต้นปี 2567 แล้วนะคะ", "no"),
+    ("Do they deliver?", "Our delivery service was discontinued last year.", "no"),
+    # a Burmese "because" ends a clause: "no card machine yet, so cash or KBZPay"
+    ("Can I pay with KBZPay or another e-wallet?",
+     "Card စက် မရှိသေးလို့ ငွေသား ဒါမှမဟုတ် KBZPay နဲ့ပဲ ပေးလို့ရပါတယ်။", "yes"),
+    ("Can they deliver?", "ဖုန်းနဲ့ မှာလို့ မရပါဘူး", "unknown"),  # "can" (လို့ ရ) stays whole
+    # a Facebook group or a blogger's page is not theirs
+    ("Do they have a Facebook page customers can message?",
+     "\"เห็นคนแนะนำในกลุ่ม Facebook คนไทยในพัทยา เลยมาลอง\"", "unknown"),
+    ("Do they have a Facebook page customers can message?",
+     "\"A friend shared a photo of their cake on Facebook, so we came.\"", "unknown"),
     # "just the two kinds" (နှစ်မျိုးတည်း) is an only-list: no cards
     ("Can I pay by card?", "ငွေသား ဒါမှမဟုတ် Wave Pay နှစ်မျိုးတည်း ရပါတယ်", "no"),
     ("Can I pay by card?", "၂၀၁၅ ကတည်းက ဖွင့်ထားတဲ့ ဆိုင်ပါ", "unknown"),  # since: no "only"

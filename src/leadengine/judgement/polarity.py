@@ -33,7 +33,10 @@ NEGATION = re.compile(
     r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|nobody|no one|no-one|without|cannot|"
     r"can't|cant|don't|dont|"
     r"doesn't|"
-    r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't)(?![\w])"
+    r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't|discontinued|cancelled|"
+    r"canceled|suspended)(?![\w])"
+    # ยกเลิก, ရပ်ဆိုင်း, ဖျက်သိမ်း: cancelled, suspended (a service that has ended).
+    r"|ยกเลิก|ရပ်ဆိုင်း|ဖျက်သိမ်း"
     # ห้าม: prohibited.
     r"|ห้าม"
     # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or
@@ -49,7 +52,9 @@ NEGATION = re.compile(
 #: "Parking: none" is one clause (what a label is followed by answers it), and so is a
 #: parenthesis with what it annotates ("ยังไม่มีบัตรของขวัญ (gift card)").
 CLAUSE = re.compile(r"[,;!?|•·။၊]|[.](?:\s|$)"
-                    r"|\s(?:but|however|while|although)\s|\s[-–—]\s|—")
+                    r"|\s(?:but|however|while|although)\s|\s[-–—]\s|—"
+                    # Burmese "because", "but" before a space (not "can": မှာလို့ ရ)
+                    r"|(?<=[\u1000-\u109f])(?:လို့|ပေမယ့်|ပေမဲ့|ကြောင့်)(?=\s+(?!မ?ရ))")
 
 
 #: A sentence that asks (an FAQ's question): "?", Thai ไหม / มั้ย / หรือเปล่า / หรือไม่ /
