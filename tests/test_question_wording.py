@@ -146,6 +146,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Can I pay with KBZPay or another e-wallet?",
      "Card စက် မရှိသေးလို့ ငွေသား ဒါမှမဟုတ် KBZPay နဲ့ပဲ ပေးလို့ရပါတယ်။", "yes"),
     ("Can they deliver?", "ဖုန်းနဲ့ မှာလို့ မရပါဘူး", "unknown"),  # "can" (လို့ ရ) stays whole
+    # hours with the day off in brackets: the range is open, the bracket closed
+    ("Are they open on Sundays?", "Showroom: Tue–Sun, 8:00–17:00 (closed Mondays).", "yes"),
+    ("Are they open on Sundays?", "Hours: 9:00-18:00 (closed Sundays)", "no"),
     # a Facebook group or a blogger's page is not theirs
     ("Do they have a Facebook page customers can message?",
      "\"เห็นคนแนะนำในกลุ่ม Facebook คนไทยในพัทยา เลยมาลอง\"", "unknown"),

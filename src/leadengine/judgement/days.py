@@ -193,6 +193,9 @@ def _statuses(part: str) -> list[str]:
     Mon–Sat, closed Sunday"; "วันหยุดนักขัตฤกษ์ ร้านเปิดตามปกติ ปิดเฉพาะช่วงตรุษจีน"): at
     commas, and in Thai at spaces; a piece naming days but neither goes with the next
     piece when that one says one and names no day ("Sunday, closed")."""
+    head, paren, aside = part.partition("(")
+    if paren and _CLOSED.search(aside) and not _CLOSED.search(head):
+        return [head, aside]  # "Tue–Sun, 8:00–17:00 (closed Mondays)"
     if not (_CLOSED.search(part) and _OPEN.search(part)) or _EXCEPT.search(part):
         return [part]
     pieces = [p for p in _STATUS_CUT.split(part) if p and p.strip()]
