@@ -71,7 +71,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "q": FIXTURES / "questions_q", "r": FIXTURES / "questions_r",
         "s": FIXTURES / "questions_s", "t": FIXTURES / "questions_t",
         "u": FIXTURES / "questions_u", "v": FIXTURES / "questions_v",
-        "w": FIXTURES / "questions_w", "x": FIXTURES / "questions_x"}
+        "w": FIXTURES / "questions_w", "x": FIXTURES / "questions_x",
+        "y": FIXTURES / "questions_y", "z": FIXTURES / "questions_z",
+        "aa": FIXTURES / "questions_aa"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 

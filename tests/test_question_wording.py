@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from leadengine.judgement.matching import wanted
-from leadengine.judgement.phrases import asked_as
+from leadengine.judgement.phrases import asked_as, plain_ask
 from leadengine.judgement.questions import answer_all
 from leadengine.knowledge import Question
 
@@ -54,6 +54,34 @@ def test_a_fact_asked_in_a_teams_own_words_is_read_as_the_fact(ask: str, key: st
     # what the phrase said is read, not left as keys of its own
     assert not {"leav", "car", "motorbik", "look", "appoint", "reserv", "address", "home",
                 "offic", "room", "phone", "understood"} & set(found), found
+
+
+@pytest.mark.parametrize(("ask", "plain"), [
+    ("Could you find out whether they deliver to offices?", "they deliver to offices?"),
+    ("We need to know if they take cards - do they?", "they take cards"),
+    ("Some of our reps only speak English, so could you check whether someone there "
+     "speaks it?", "someone there speaks it?"),
+    ("Could you find out what time they open?", "what time they open?"),
+    ("For follow-up messages, could you check whether they have LINE?", "they have LINE?"),
+    ("Cust. parking (car/moto)?", "customer parking (car/motorbike)?"),
+    ("LINE acct / FB page to msg?", "LINE account / Facebook page to message?"),
+    ("Walk-ins OK w/o appt.?", "Walk-ins OK without appointment?"),
+    ("Do they have an English menu?", "Do they have an English menu?"),  # nothing to undo
+])
+def test_a_question_is_read_plainly(ask: str, plain: str) -> None:
+    assert plain_ask(ask) == plain
+
+
+def test_no_appointment_needed_asks_for_walk_ins_not_the_other_way_round() -> None:
+    assert answer("Walk-ins OK, no appt. needed?", "Walk-ins welcome!") == "yes"
+    assert answer("Walk-ins OK, no appt. needed?", "Strictly by appointment only.") == "no"
+    assert answer("Is an appointment needed?", "Walk-ins welcome!") == "no"
+
+
+def test_a_time_asked_as_a_header_is_the_opening_time() -> None:
+    found = answer_all([Question(id="q", ask="Opens at (24h)?", type="text")],
+                       [("https://x.example/", "Open daily 9:30–18:00")])["q"]
+    assert found.value == "9:30"
 
 
 def test_a_word_after_or_that_only_leads_to_the_alternative_is_none() -> None:

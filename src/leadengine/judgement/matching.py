@@ -38,7 +38,8 @@ ASKING = frozenset({
     "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us",
     "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
     "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
-    "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things"})
+    "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
+    "via", "no", "buy", "buys", "purchase"})
 
 
 @dataclass(frozen=True)
@@ -224,6 +225,9 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
                 or stem(before) in _SOFT or stem(after) in _SOFT:
             continue
         head = asked[place + 3] if place + 3 < len(asked) else ""
+        if head and place > 0 and asked[place - 1] == after:  # "gift vouchers or gift cards"
+            either.setdefault(stem(before), set()).add(stem(head))
+            continue
         if head and head not in ASKING and head not in STOP_WORDS \
                 and (_plural(head) or ((stem(after), stem(head)) in pairs()
                                        and _ends(asked, place + 4))):

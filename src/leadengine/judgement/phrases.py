@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 
 from leadengine.judgement.sentences import (
     LATIN_WORD,
@@ -20,6 +20,43 @@ from leadengine.judgement.sentences import (
 )
 from leadengine.retrieval.glossary import shipped_groups
 from leadengine.retrieval.tokenize import STOP_WORDS
+
+
+@lru_cache(maxsize=4096)
+def plain_ask(ask: str) -> str:
+    """A question as a team may write it, said plainly: its abbreviations written out
+    (``abbreviations:`` of the answer words: "Cust. parking (car/moto)?" asks about
+    customers' parking for cars and motorbikes), and a brief's wrapping taken off ("Could
+    you find out whether they deliver?", "We need to know if they deliver - do they?"
+    ask "they deliver"; "Some of our reps only speak English, so could you check
+    whether..." gives its reason first)."""
+    text = _abbreviations().sub(lambda m: _ABBREVIATED[m.group().lower()], ask)
+    text = _TAG.sub("", text)
+    wrapped = _WRAPPING.search(text)
+    return text[wrapped.end():].lstrip() if wrapped else text
+
+
+#: A brief's request around the question: "(could you) find out / check / tell us /
+#: (we need to) know whether | if | what time...".
+_WRAPPING = re.compile(
+    r"\b(?:find out|check|tell (?:us|me)|let (?:us|me) know|confirm|verify|see|ask|"
+    r"look into|figure out|know|learn|establish)\s+(?:(?:for us|please)\s+)?"
+    r"(?:whether|if\b|(?=(?:what|when|how|which|where|who|at what)\b))", re.I)
+#: A tag after the question: "- do they?", ", can they?", "- could you find that out?".
+_TAG = re.compile(r"\s*[-–—,;]\s*(?:(?:do|does|can|will|is|are|would)(?: not|n't)? "
+                  r"(?:they|it|there|we)|could you (?:(?!whether|if\b)[^?])*)\s*\?\s*$", re.I)
+_ABBREVIATED: dict[str, str] = {}
+
+
+@cache
+def _abbreviations() -> re.Pattern[str]:
+    """``abbreviations:`` of the answer words as one pattern (whole words, any case)."""
+    found = {str(short).lower(): str(full)
+             for short, full in (answer_words().get("abbreviations") or {}).items()}
+    _ABBREVIATED.update(found)
+    words = sorted(found, key=len, reverse=True)
+    return re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, words)) + r")(?![\w/])",
+                      re.I) if words else re.compile(r"(?!)")
 
 
 def what_is_asked(ask: str) -> str:
@@ -77,8 +114,8 @@ def asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
 
 
 #: Up to two words before a slot's entry that only say whose or which one.
-_DETERMINERS = (r"(?:(?:a|an|the|my|your|their|our|his|her|its|one|some|any|[a-z]+['’]s|"
-                r"[a-z]+s['’])\s+){0,2}")
+_DETERMINERS = (r"(?:(?:a|an|the|my|your|their|our|his|her|its|one|some|any|customers?|"
+                r"clients?|[a-z]+['’]s|[a-z]+s['’])\s+){0,2}")
 #: ``{words}``: up to four words.
 _GAP = r"(?:\S+\s+){0,4}?"
 

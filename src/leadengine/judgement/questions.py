@@ -57,6 +57,7 @@ from leadengine.judgement.matching import (
     wanted,
 )
 from leadengine.judgement.opening import all_day_answer, day_answer, late_answer, time_answer
+from leadengine.judgement.phrases import plain_ask, what_is_asked
 from leadengine.judgement.polarity import CLAUSE, faq_answer, is_asked, negated
 from leadengine.judgement.sentences import (
     LATIN_WORD,
@@ -144,13 +145,14 @@ def answer_offline(question: Question, lines: Sequence[Line],
                    evidence: Mapping[str, str] | None = None) -> Answer:
     """The question answered from the site's lines (and, for a yes/no question with a
     ``signal``, from the site's signals first)."""
+    question = question.model_copy(update={"ask": plain_ask(question.ask)})
     if question.signal and signals and signals.get(question.signal):
         seen = (evidence or {}).get(question.signal, "")
         return Answer("yes", seen or f"the site shows {question.signal.replace('_', ' ')}",
                       "", 0.95)
     if question.type == "choice":
         return choice_answer(question, wanted(question), lines)
-    if question.type == "yes_no" and _BOOKING_NEEDED.search(question.ask):
+    if question.type == "yes_no" and _BOOKING_NEEDED.search(what_is_asked(question.ask)):
         # "Is booking ahead required?" is "Do they take walk-ins?" the other way round.
         walk_in = answer_offline(_WALK_IN, lines)
         if walk_in.value in ("yes", "no"):
@@ -266,12 +268,14 @@ _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day"
                          "first", "morn", "even", "night", "public", "nation", "visit",
                          "go", "come", "drop", "stop", "shut", "finish", "up", "show",
                          "turn", "arriv", "custom", "by", "end", "start", "begin", "each",
-                         "everi", "walk"})
+                         "everi", "walk", "normal", "usual", "regular", "typic"})
 _OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come",
                       "shut", "show", "arriv", "hour"})
 #: Words that ask for the closing time rather than the opening one.
 _CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
                       "end", "stop"})
+#: A header asking for a time: "Opens at (24h)?", "Closes at?".
+_OPENS_AT = re.compile(r"\b(?:open|close|shut)s?\s+at\b", re.I)
 #: A question asking at what time ("When do they open in the morning?", "How late...?";
 #: "When are they open?" asks for their hours).
 _WHEN = re.compile(r"\s*(?:when (?:do|does|will)|what time|at what time|how (?:late|early))\b",
@@ -297,7 +301,8 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
         return all_day_answer(lines)
     if question.type == "yes_no":
         return late_answer(question.ask, lines)
-    if question.type == "text" and ("time" in keys or _WHEN.match(question.ask)):
+    if question.type == "text" and ("time" in keys or _WHEN.match(question.ask)
+                                    or _OPENS_AT.search(question.ask)):
         return time_answer(bool(keys & _CLOSING), lines)  # "What time do they close?"
     return None
 
