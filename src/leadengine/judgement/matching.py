@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
 
 from leadengine.judgement.meant import meant
-from leadengine.judgement.phrases import kinds_said, pairs, tails, what_is_asked
+from leadengine.judgement.phrases import ASKING, kinds_said, pairs, tails, what_is_asked
 from leadengine.judgement.polarity import NEGATION, NO_NEED
 from leadengine.judgement.sentences import (
     LATIN_WORD,
@@ -25,21 +25,6 @@ from leadengine.judgement.sentences import (
 from leadengine.judgement.values import time_of, year_in
 from leadengine.knowledge.rules import Question
 from leadengine.retrieval.tokenize import STOP_WORDS
-
-#: Words of a question that say nothing about what is asked.
-ASKING = frozenset({
-    "do", "does", "did", "they", "them", "their", "you", "your", "is", "are", "was",
-    "have", "has", "any", "can", "could", "will", "would", "offer", "offers", "provide",
-    "provides", "accept", "accepts", "take", "takes", "sell", "sells", "get", "there",
-    "what", "which", "how", "many", "much", "when", "where", "who", "a", "an", "the",
-    "it", "its", "business", "company", "shop", "store", "place", "service", "services",
-    "customers", "customer", "clients", "client", "people", "guests", "visitors",
-    "account", "available", "option", "options", "run", "runs", "hold", "holds",
-    "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us",
-    "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
-    "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
-    "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
-    "via", "no", "buy", "buys", "purchase"})
 
 
 @dataclass(frozen=True)

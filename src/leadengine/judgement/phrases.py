@@ -21,6 +21,21 @@ from leadengine.judgement.sentences import (
 from leadengine.retrieval.glossary import shipped_groups
 from leadengine.retrieval.tokenize import STOP_WORDS
 
+#: Words of a question that say nothing about what is asked.
+ASKING = frozenset({
+    "do", "does", "did", "they", "them", "their", "you", "your", "is", "are", "was",
+    "have", "has", "any", "can", "could", "will", "would", "offer", "offers", "provide",
+    "provides", "accept", "accepts", "take", "takes", "sell", "sells", "get", "there",
+    "what", "which", "how", "many", "much", "when", "where", "who", "a", "an", "the",
+    "it", "its", "business", "company", "shop", "store", "place", "service", "services",
+    "customers", "customer", "clients", "client", "people", "guests", "visitors",
+    "account", "available", "option", "options", "run", "runs", "hold", "holds",
+    "without", "just", "also", "still", "ever", "really", "me", "my", "i", "we", "us",
+    "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
+    "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
+    "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
+    "via", "no", "buy", "buys", "purchase"})
+
 
 @lru_cache(maxsize=4096)
 def plain_ask(ask: str) -> str:
