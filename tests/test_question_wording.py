@@ -177,6 +177,17 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # hours with the day off in brackets: the range is open, the bracket closed
     ("Are they open on Sundays?", "Showroom: Tue–Sun, 8:00–17:00 (closed Mondays).", "yes"),
     ("Are they open on Sundays?", "Hours: 9:00-18:00 (closed Sundays)", "no"),
+    ("Are they open on Sundays?", "Tue – Sun 9:30 AM – 7:00 PM · Monday closed", "yes"),
+    # a page's own FAQ: its answer says, not its question
+    ("Are they open on Sundays?",
+     "Are you open on Sundays?\nOn Sundays the office is shut; we answer WhatsApp only.", "no"),
+    # settling the bill is paying; chatting in English is speaking it
+    ("Could you find out whether customers can pay with a bank or credit card when they "
+     "settle the bill?", "We take Visa and Mastercard at the counter.", "yes"),
+    ("Is anyone there able to talk with a customer in English?",
+     "Our senior stylist is happy to chat in English.", "yes"),
+    ("Walk-ins OK, no appt. needed?", "Appointment နဲ့ပဲ လုပ်ပေးပါတယ်ရှင့်", "no"),
+    ("Can I pay by card?", "ငွေသား (သို့) KBZPay ပဲ ရပါတယ်", "no"),
     # a Facebook group or a blogger's page is not theirs
     ("Do they have a Facebook page customers can message?",
      "\"เห็นคนแนะนำในกลุ่ม Facebook คนไทยในพัทยา เลยมาลอง\"", "unknown"),

@@ -87,7 +87,7 @@ _EVERY_NAMED_DAY = re.compile(rf"(?:{_DAY})\s?(?:နေ့)?\s?တိုင်�
                               # The Buddhist sabbath (by the moon, no weekday).
                               r"ဥပုသ်\s?နေ့\s?တိုင်း|ทุกวันพระ", re.I)
 #: Where a line's parts about different days end.
-_PART = re.compile(r"[;|•။]|\s/\s|(?<=[0-9\u0e50-\u0e59\u1040-\u1049])\s*,\s*"
+_PART = re.compile(r"[;|•·။]|\s/\s|(?<=[0-9\u0e50-\u0e59\u1040-\u1049])\s*,\s*"
                    r"(?=\D)")
 
 

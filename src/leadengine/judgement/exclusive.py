@@ -17,7 +17,7 @@ from leadengine.judgement.sentences import Line, stems_of, translated, vocabular
 #: "only": English, Thai (เท่านั้น, เฉพาะ, อย่างเดียว), Burmese (a word ending in သာ,
 #: ပဲ or တည်း, "နှစ်မျိုးတည်း" just two kinds, before a verb or the clause's end).
 ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|อย่างเดียว|"
-                  r"(?<=[\u1000-\u109f])(?:သာ|ပဲ|တည်း)(?=\s|[။၊]|$)", re.I)
+                  r"(?:(?<=[\u1000-\u109f])|(?<=[A-Za-z] ))(?:သာ|ပဲ|တည်း)(?=\s|[။၊]|$)", re.I)
 
 
 def only_answer(want: Wanted, lines: Sequence[Line]) -> Answer | None:

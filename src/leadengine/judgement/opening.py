@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from leadengine.judgement.answer import NOT_ANSWERED, Answer, evidence_of
 from leadengine.judgement.days import HOLIDAYS, line_sayings
-from leadengine.judgement.polarity import CLAUSE, negated
+from leadengine.judgement.polarity import CLAUSE, is_asked, negated
 from leadengine.judgement.sentences import Line
 from leadengine.judgement.values import ALL_DAY, hours_of, minutes, times_in
 
@@ -42,6 +42,8 @@ def day_answer(day: int, lines: Sequence[Line]) -> Answer | None:
     day_off: Answer | None = None
     spoke = left_out = False
     for line in lines:
+        if is_asked(line.text):  # a page's own FAQ: its answer says, not its question
+            continue
         for said, joined in line_sayings(line.text, line.after):
             spoke = True
             # Hours that leave the day out: no day off elsewhere says it is open.
