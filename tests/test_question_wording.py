@@ -188,6 +188,12 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "Our senior stylist is happy to chat in English.", "yes"),
     ("Walk-ins OK, no appt. needed?", "Appointment နဲ့ပဲ လုပ်ပေးပါတယ်ရှင့်", "no"),
     ("Can I pay by card?", "ငွေသား (သို့) KBZPay ပဲ ရပါတယ်", "no"),
+    # alternatives: a "cash and transfer only" list is a yes about transfer, not a no
+    ("Pay via bank xfer / QR / e-wallet?", "รับแต่เงินสดกับโอนนะคะ", "yes"),
+    ("Pay via bank xfer / QR / e-wallet?", "Cash only, sorry.", "no"),
+    # a pocket Wi-Fi for hire is no Wi-Fi for customers; Shopee is no shop
+    ("Free Wi-Fi for cust.?", "Pocket WiFi ให้เช่าวันละ 100 บาท", "unknown"),
+    ("Do they sell on Shopee or Lazada?", "มีที่จอดมอเตอร์ไซค์หน้าร้าน", "unknown"),
     # a Facebook group or a blogger's page is not theirs
     ("Do they have a Facebook page customers can message?",
      "\"เห็นคนแนะนำในกลุ่ม Facebook คนไทยในพัทยา เลยมาลอง\"", "unknown"),

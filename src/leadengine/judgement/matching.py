@@ -289,7 +289,8 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
     bank transfer only", "only cash or PromptPay QR", "ငွေသားနဲ့ KPay ပဲ")."""
     folded = NO_NEED.sub(" ", text.casefold())
     wholes = vocabulary().whole
-    for (key, _, _, phrases), (_, met, _, _) in zip(want.keys, want.tests, strict=True):
+    asked = frozenset(f for _, met, _, _ in want.tests for f in met)  # any key's words
+    for key, _, _, phrases in want.keys:
         if not phrases or (whole and key not in wholes):
             continue
         said = [p for p in phrases if says(p, folded)]
@@ -299,8 +300,8 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
             rest = folded
             for phrase in said:
                 rest = rest.replace(phrase, " ")
-            if not met.isdisjoint(stems_of(rest) | translated(rest)):
-                continue
+            if not asked.isdisjoint(stems_of(rest) | translated(rest)):
+                continue  # "cash and transfer only" is no "no" about transfer or QR
         return True
     return False
 

@@ -165,21 +165,23 @@ def answer_offline(question: Question, lines: Sequence[Line],
         return priced
     if question.type == "number":  # a line with a number (a copyright's year is not one)
         lines = _numbered(question, lines)
-    best: tuple[Line, float, Wanted] | None = None
-    for part in clauses(question):
-        want = wanted(part)
-        found = best_line(want, lines)
-        if found is not None and (best is None or found[1] > best[1]):
-            best = (*found, want)
-    if best is None:  # "We take cash and KBZPay only": no cards
+    found_parts = [(*found, want) for part in clauses(question)
+                   if (found := best_line(want := wanted(part), lines)) is not None]
+    if not found_parts:  # "We take cash and KBZPay only": no cards
         found_only = only_answer(wanted(question), lines) \
             if question.type == "yes_no" else None
         return found_only or NOT_ANSWERED
-    line, share, want = best
+    if question.type == "yes_no":
+        # Alternatives ("transfer / QR / e-wallet"): one said yes answers yes; a "no"
+        # about one of them ("cash and transfer only": no QR) is no "no" about the rest.
+        said = [(_yes_no(line, _clause(line, want), want,
+                         round(min(0.9, 0.5 + 0.4 * share), 2)), share)
+                for line, share, want in found_parts]
+        yes = [item for item in said if item[0].value == "yes"]
+        return max(yes or said, key=lambda item: item[1])[0]
+    line, share, want = max(found_parts, key=lambda item: item[1])
     confidence = round(min(0.9, 0.5 + 0.4 * share), 2)
     clause = _clause(line, want)
-    if question.type == "yes_no":
-        return _yes_no(line, clause, want, confidence)
     if is_asked(line.text) and line.after:  # the page's own question: the next line answers
         line = Line(line.after, line.source, line.stems)
         clause = line.text

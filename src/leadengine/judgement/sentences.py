@@ -41,7 +41,13 @@ class Line:
 
 def stem(word: str) -> str:
     lowered = word.lower()
+    if lowered in _NAMES:
+        return lowered
     return str(_stemmer.stemWord(_IRREGULAR.get(lowered, lowered)))
+
+
+#: Names a stemmer would make a word of ("Shopee" is no "shop").
+_NAMES = frozenset({"shopee", "lazada", "tiktok", "grab", "foodpanda", "lineman"})
 
 
 #: English verbs whose past forms a stemmer cannot bring back ("sent out" is sending).
