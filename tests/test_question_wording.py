@@ -194,6 +194,16 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # a pocket Wi-Fi for hire is no Wi-Fi for customers; Shopee is no shop
     ("Free Wi-Fi for cust.?", "Pocket WiFi ให้เช่าวันละ 100 บาท", "unknown"),
     ("Do they sell on Shopee or Lazada?", "มีที่จอดมอเตอร์ไซค์หน้าร้าน", "unknown"),
+    # Thai and Burmese said plainly: a vehicle left at the shop, goods sent to the door,
+    # coming to the home
+    ("Is there a place where a customer can leave a car or motorbike while visiting?",
+     "ฝากรถไว้ที่ร้านได้ฟรีตลอดช่วงที่เช่าครับ", "yes"),
+    ("Is there a place where a customer can leave a car or motorbike while visiting?",
+     "ကား ၅ စီးစာ ရပ်စရာ နေရာ ရှိပါတယ်", "yes"),
+    ("Will they send an order to the customer's address?", "ส่งรถถึงบ้านฟรีในเขตเมือง", "yes"),
+    ("Will they send an order to the customer's address?", "ပစ္စည်း ပို့မပေးပါ", "no"),
+    ("Will they come to the customer's home to do the job?",
+     "အိမ်ကို လာပြီး အတိုင်းယူပေးတာ မလုပ်ပါဘူးရှင်", "no"),
     # a Facebook group or a blogger's page is not theirs
     ("Do they have a Facebook page customers can message?",
      "\"เห็นคนแนะนำในกลุ่ม Facebook คนไทยในพัทยา เลยมาลอง\"", "unknown"),
