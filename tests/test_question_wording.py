@@ -204,6 +204,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Will they send an order to the customer's address?", "ပစ္စည်း ပို့မပေးပါ", "no"),
     ("Will they come to the customer's home to do the job?",
      "အိမ်ကို လာပြီး အတိုင်းယူပေးတာ မလုပ်ပါဘူးရှင်", "no"),
+    ("Cust. parking (car/moto)?", "ဆိုင်ကယ်ရော ကားရော ရပ်လို့မရပါဘူး", "no"),
+    ("Delivers to cust. address?", "มีรถรับ-ส่งฟรีจากโรงแรมในคูเมือง", "unknown"),  # a shuttle
+    ("Takes cards (credit/debit)?", "รับบัตรประกันสุขภาพ AIA", "unknown"),  # insurance card
     # English written on things is no English spoken
     ("anyone on staff speak English?",
      "Remote ခလုတ်တွေက English လို ရေးထားပေမယ့် မြန်မာလို ရှင်းပြပေးပါတယ်", "unknown"),
