@@ -172,13 +172,7 @@ def answer_offline(question: Question, lines: Sequence[Line],
             if question.type == "yes_no" else None
         return found_only or NOT_ANSWERED
     if question.type == "yes_no":
-        # Alternatives ("transfer / QR / e-wallet"): one said yes answers yes; a "no"
-        # about one of them ("cash and transfer only": no QR) is no "no" about the rest.
-        said = [(_yes_no(line, _clause(line, want), want,
-                         round(min(0.9, 0.5 + 0.4 * share), 2)), share)
-                for line, share, want in found_parts]
-        yes = [item for item in said if item[0].value == "yes"]
-        return max(yes or said, key=lambda item: item[1])[0]
+        return _either_yes(found_parts)
     line, share, want = max(found_parts, key=lambda item: item[1])
     confidence = round(min(0.9, 0.5 + 0.4 * share), 2)
     clause = _clause(line, want)
@@ -210,6 +204,16 @@ _BOOKING_NEEDED = re.compile(
     r"(?=.*\b(?:book\w*|appointments?|reserv\w*)\b)(?=.*\b(?:required|requires?|need|needed|"
     r"necessary|have to|has to|must|mandatory|compulsory)\b)", re.I)
 _WALK_IN = Question(id="walk_in", ask="Do they take walk-ins?", type="yes_no")
+
+
+def _either_yes(found_parts: Sequence[tuple[Line, float, Wanted]]) -> Answer:
+    """A yes/no question answered by its parts' lines (the question, and each of its
+    alternatives: "transfer / QR / e-wallet"): one said yes answers yes; a "no" about
+    one of them ("cash and transfer only": no QR) is no "no" about the rest."""
+    said = [(_yes_no(line, _clause(line, want), want, round(min(0.9, 0.5 + 0.4 * share), 2)),
+             share) for line, share, want in found_parts]
+    yes = [item for item in said if item[0].value == "yes"]
+    return max(yes or said, key=lambda item: item[1])[0]
 
 
 def _numbered(question: Question, lines: Sequence[Line]) -> list[Line]:
