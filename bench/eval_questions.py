@@ -73,7 +73,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "u": FIXTURES / "questions_u", "v": FIXTURES / "questions_v",
         "w": FIXTURES / "questions_w", "x": FIXTURES / "questions_x",
         "y": FIXTURES / "questions_y", "z": FIXTURES / "questions_z",
-        "aa": FIXTURES / "questions_aa"}
+        "aa": FIXTURES / "questions_aa", "ab": FIXTURES / "questions_ab",
+        "ac": FIXTURES / "questions_ac", "ad": FIXTURES / "questions_ad"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
