@@ -207,6 +207,18 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Cust. parking (car/moto)?", "ဆိုင်ကယ်ရော ကားရော ရပ်လို့မရပါဘူး", "no"),
     ("Delivers to cust. address?", "มีรถรับ-ส่งฟรีจากโรงแรมในคูเมือง", "unknown"),  # a shuttle
     ("Takes cards (credit/debit)?", "รับบัตรประกันสุขภาพ AIA", "unknown"),  # insurance card
+    # a condition's "turns up" is no walk-in question; "any chance" only asks
+    ("If a foreign client turns up, is there anyone on staff who can talk to them in "
+     "English?", "พนักงานพูดภาษาอังกฤษได้ตลอด 24 ชั่วโมง", "yes"),
+    ("If a foreign client turns up, is there anyone on staff who can talk to them in "
+     "English?", "Seating is by reservation only.", "unknown"),
+    ("any chance they're open on a Sunday?", "Closed every Monday.", "yes"),
+    ("any chance they're open on a Sunday?", "We take Sundays off.", "no"),
+    ("any chance they're open on a Sunday?", "ရက်ပိတ် မရှိပါ", "yes"),
+    ("Do they take bank or credit cards when customers pay?", "ကတ်စက် မရှိပါ", "no"),
+    ("Do they serve walk-in customers who haven't booked?", "ချိန်းစရာ မလိုပါ", "yes"),
+    ("Can people just turn up without a booking and still be served?",
+     "รับลูกค้าเฉพาะที่จองคิวล่วงหน้าเท่านั้นนะคะ", "no"),
     # English written on things is no English spoken
     ("anyone on staff speak English?",
      "Remote ခလုတ်တွေက English လို ရေးထားပေမယ့် မြန်မာလို ရှင်းပြပေးပါတယ်", "unknown"),

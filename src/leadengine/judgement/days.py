@@ -60,7 +60,7 @@ _WEEKEND = re.compile(r"(?<![a-z])weekends?(?![a-z])|สุดสัปดาห
 _WEEKDAYS = re.compile(r"(?<![a-z])weekdays?(?![a-z])|วันธรรมดา|ရုံးဖွင့်ရက်", re.I)
 #: Words that make the days they go with closed (ปิด not inside เปิด).
 _CLOSED = re.compile(
-    r"(?<![a-z])(?:closed?|closes|closing day|day off|days off|rest day|we rest|"
+    r"(?<![a-z])(?:closed?|closes|closing day|day off|days off|[a-z]+days? off|rest day|we rest|"
     r"no service|no (?:classes|lessons|school)|shut|(?:not|never)\s+(?:be\s+)?(?:open|work))"
     r"(?![a-z])|ไม่มีเรียน|ไม่มีคลาส|အတန်း\s?မရှိ|"
     r"n't\s+(?:be\s+)?(?:open|work)(?![a-z])|"
@@ -74,7 +74,7 @@ _OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|inc
 #: No day off: open every day (หยุด and ပိတ် inside would read as closed).
 _NO_DAY_OFF = re.compile(r"(?<![a-z])(?:no days? off|never closed|all year(?: round)?|"
                          r"year-round|365 days)(?![a-z])|ไม่มีวันหยุด|ไม่เว้นวันหยุด|ไม่หยุด|"
-                         r"ပိတ်ရက်\s?မရှိ|ရက်\s?မပျက်", re.I)
+                         r"ပိတ်ရက်\s?မရှိ|ရက်ပိတ်\s?မရှိ|ရက်\s?မပျက်", re.I)
 #: Public holidays (วันหยุด..., ရုံးပိတ်ရက်: "stop day", "office-closed day"): named apart, so
 #: that their หยุด or ပိတ် is not read as a day closed.
 _HOLIDAYS = re.compile(r"(?<![a-z])(?:public|national|bank)\s+holidays?(?![a-z])|"

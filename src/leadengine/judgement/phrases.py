@@ -34,7 +34,7 @@ ASKING = frozenset({
     "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
     "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
     "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
-    "via", "no", "buy", "buys", "purchase"})
+    "via", "no", "buy", "buys", "purchase", "chance"})
 
 
 @lru_cache(maxsize=4096)
