@@ -219,6 +219,15 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they serve walk-in customers who haven't booked?", "ချိန်းစရာ မလိုပါ", "yes"),
     ("Can people just turn up without a booking and still be served?",
      "รับลูกค้าเฉพาะที่จองคิวล่วงหน้าเท่านั้นนะคะ", "no"),
+    # "cash only" says no about the rest though "payment" is named beside it
+    ("Do they accept payment by mobile banking transfer, QR scan or an e-wallet?",
+     "Payment in cash only – kyat or US dollars.", "no"),
+    # air-con, Wi-Fi and English as things sold or met there, not for customers
+    ("Is the place air-conditioned?", "အဲယားကွန်း ကြေးပိုက် (တစ်ပေ)", "unknown"),
+    ("Is the place air-conditioned?", "Air-conditioned bus tickets to Mandalay.", "unknown"),
+    ("free wifi for customers?", "เราเตอร์ Wi-Fi TP-Link พร้อมตั้งค่าให้", "unknown"),
+    ("Could a customer who only speaks English be served in English by someone there?",
+     "The English Speaking Club meets here every Saturday.", "unknown"),
     # English written on things is no English spoken
     ("anyone on staff speak English?",
      "Remote ခလုတ်တွေက English လို ရေးထားပေမယ့် မြန်မာလို ရှင်းပြပေးပါတယ်", "unknown"),

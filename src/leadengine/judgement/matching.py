@@ -289,7 +289,9 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
     bank transfer only", "only cash or PromptPay QR", "ငွေသားနဲ့ KPay ပဲ")."""
     folded = NO_NEED.sub(" ", text.casefold())
     wholes = vocabulary().whole
-    asked = frozenset(f for _, met, _, _ in want.tests for f in met)  # any key's words
+    asked = frozenset(f for (_, weight, _, _), (_, met, _, _) in zip(want.keys, want.tests,
+                                                                      strict=True)
+                      if weight == 1.0 for f in met)  # any key's words (not "payment")
     for key, _, _, phrases in want.keys:
         if not phrases or (whole and key not in wholes):
             continue
