@@ -228,6 +228,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("free wifi for customers?", "เราเตอร์ Wi-Fi TP-Link พร้อมตั้งค่าให้", "unknown"),
     ("Could a customer who only speaks English be served in English by someone there?",
      "The English Speaking Club meets here every Saturday.", "unknown"),
+    # ordering by chat is buying without going there; the chat's name is no LINE account
+    ("Is it possible to buy from them without going there in person?",
+     "အွန်လိုင်း အော်ဒါ မလက်ခံပါ။", "no"),
+    ("Do they have a LINE account or a Facebook page we can message?",
+     "အွန်လိုင်း အော်ဒါ မလက်ခံပါ။", "unknown"),
     # English written on things is no English spoken
     ("anyone on staff speak English?",
      "Remote ခလုတ်တွေက English လို ရေးထားပေမယ့် မြန်မာလို ရှင်းပြပေးပါတယ်", "unknown"),
