@@ -32,7 +32,20 @@ and held-out before any tuning:
   161, 164 labels): the common facts in their own words and four of their own; a busy
   team's short, informal asks; a campaign team's questions beyond the usual. Each part
   was run before any work on it; their dev parts were then tuned on, held-out never;
-* ``u``: ``tests/fixtures/questions_u``, 18 sites, the kind of r, never tuned on.
+* ``u``: ``tests/fixtures/questions_u``, 18 sites, the kind of r, run once after the work
+  on r, s, t; its dev part tuned on later;
+* ``v``, ``w``, ``x``: 18 sites each (189, 172, 167 labels): the common facts in their own
+  words and four of their own; a busy team's short asks and six campaign questions; long
+  pages with reviews, FAQs and past or temporary changes;
+* ``y``, ``z``, ``aa``: 18 sites each (171, 171, 174 labels): the common facts asked as a
+  rep's spreadsheet headers ("Cust. parking (car/moto)?"); as a manager's full sentences
+  ("Could you find out whether..."); on mixed-language pages;
+* ``ab``, ``ac``, ``ad``: 18 sites each (175, 189, 187 labels), the common facts asked as
+  different members of one team would;
+* ``ae``, ``af``, ``ag``: the same kind, written after all the work above and run once.
+
+Each set was committed before any code ran on it; each part was run once at first sight,
+its dev part then tuned on, its held-out part never.
 
     python -m bench.eval_questions                     # every set, both splits
     python -m bench.eval_questions --set b --split dev --misses
@@ -74,7 +87,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "w": FIXTURES / "questions_w", "x": FIXTURES / "questions_x",
         "y": FIXTURES / "questions_y", "z": FIXTURES / "questions_z",
         "aa": FIXTURES / "questions_aa", "ab": FIXTURES / "questions_ab",
-        "ac": FIXTURES / "questions_ac", "ad": FIXTURES / "questions_ad"}
+        "ac": FIXTURES / "questions_ac", "ad": FIXTURES / "questions_ad",
+        "ae": FIXTURES / "questions_ae", "af": FIXTURES / "questions_af",
+        "ag": FIXTURES / "questions_ag"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
