@@ -233,6 +233,22 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "အွန်လိုင်း အော်ဒါ မလက်ခံပါ။", "no"),
     ("Do they have a LINE account or a Facebook page we can message?",
      "အွန်လိုင်း အော်ဒါ မလက်ခံပါ။", "unknown"),
+    # "Sunday trading" asks about the day; a long condition's arrival is still no walk-in
+    ("Sunday trading (Y/N)?", "Tuesday – Sunday 11:30 – 22:00", "yes"),
+    ("Sunday trading (Y/N)?", "The studio is closed on Sundays", "no"),
+    ("If one of our English-speaking clients turns up, is there anybody there who can talk "
+     "with them in English?", "All treatments are by reservation only.", "unknown"),
+    ("If one of our English-speaking clients turns up, is there anybody there who can talk "
+     "with them in English?", "Our front desk team speak English and Chinese.", "yes"),
+    ("would they serve someone who just shows up without booking?",
+     "ချိန်းဆိုထားမှ လက်ခံပါတယ်", "no"),
+    ("would they serve someone who just shows up without booking?",
+     "ตรวจตามนัดเท่านั้น กรุณาโทรนัดก่อนมานะคะ", "no"),
+    ("Do they accept bank or credit cards when the customer pays?",
+     "Our reader broke, so cards can't be used for now.", "no"),
+    ("Is it possible to buy from them without going there in person?",
+     "สั่งเค้กผ่านไลน์ได้เลย ไม่ต้องมาที่ร้าน", "yes"),
+    ("pay by bank transfer or qr / phone wallet?", "Wave Pay နဲ့ ငွေလွှဲ ပေးလို့ ရပါတယ်", "yes"),
     # English written on things is no English spoken
     ("anyone on staff speak English?",
      "Remote ခလုတ်တွေက English လို ရေးထားပေမယ့် မြန်မာလို ရှင်းပြပေးပါတယ်", "unknown"),

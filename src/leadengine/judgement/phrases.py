@@ -34,7 +34,7 @@ ASKING = frozenset({
     "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
     "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
     "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
-    "via", "no", "buy", "buys", "purchase", "chance"})
+    "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one"})
 
 
 @lru_cache(maxsize=4096)
@@ -132,7 +132,7 @@ def asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
 _DETERMINERS = (r"(?:(?:a|an|the|my|your|their|our|his|her|its|one|some|any|customers?|"
                 r"clients?|[a-z]+['’]s|[a-z]+s['’])\s+){0,2}")
 #: ``{words}``: up to four words.
-_GAP = r"(?:\S+\s+){0,4}?"
+_GAP = r"(?:\S+\s+){0,6}?"
 
 
 def _pattern(phrase: str, slots: Mapping[str, list[str]]) -> str:

@@ -275,7 +275,7 @@ _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day"
                          "go", "come", "drop", "stop", "shut", "finish", "up", "show",
                          "turn", "arriv", "custom", "by", "end", "start", "begin", "each",
                          "everi", "walk", "normal", "usual", "regular", "typic"})
-_OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come",
+_OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come", "trade",
                       "shut", "show", "arriv", "hour"})
 #: Words that ask for the closing time rather than the opening one.
 _CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
