@@ -170,6 +170,8 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # a service cancelled is no more
     ("Do they deliver?", "บริการส่งอาหารสัตว์ถึงบ้าน ยกเลิกไปตั้งแต่ต้นปี 2567 แล้วนะคะ", "no"),
     ("Do they deliver?", "Our delivery service was discontinued last year.", "no"),
+    # a cancellation policy is no service cancelled
+    ("Do they take walk-ins?", "รับวอล์คอินค่ะ ยกเลิกการจองก่อน 24 ชม. คืนมัดจำเต็มจำนวน", "yes"),
     # a Burmese "because" ends a clause: "no card machine yet, so cash or KBZPay"
     ("Can I pay with KBZPay or another e-wallet?",
      "Card စက် မရှိသေးလို့ ငွေသား ဒါမှမဟုတ် KBZPay နဲ့ပဲ ပေးလို့ရပါတယ်။", "yes"),

@@ -35,8 +35,8 @@ NEGATION = re.compile(
     r"doesn't|"
     r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't|discontinued|cancelled|"
     r"canceled|suspended)(?![\w])"
-    # ยกเลิก, ရပ်ဆိုင်း, ဖျက်သိမ်း: cancelled, suspended (a service that has ended).
-    r"|ยกเลิก|ရပ်ဆိုင်း|ဖျက်သိမ်း"
+    # Cancelled, suspended (a service that has ended; not "cancel 7 days ahead").
+    r"|ยกเลิก(?:ไป|แล้ว|บริการ)|ရပ်ဆိုင်း|ဖျက်သိမ်း"
     # ห้าม: prohibited.
     r"|ห้าม"
     # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or
