@@ -1,8 +1,11 @@
-"""The vocabulary's phrases as a question uses them: a phrase read as another word
-("turns up" is a walk-in, "send a technician" is coming: ``asked_as:`` in
-``data/answer_words.yaml``), a phrase led by
-a word of its group read as that word ("QR code", "loyalty card"), and the two-word
-phrases that show where a question's head noun is ("credit or debit card")."""
+"""How a question is read, as a team writes it: plainly (:func:`plain_ask`: a brief's
+wrapping taken off, abbreviations written out), its words (:func:`what_is_asked`: a
+phrase read as another word, "turns up without booking" is a walk-in, "a place to leave
+a car" parking: ``asked_as:`` in ``data/answer_words.yaml``; two kinds of one thing one
+question), the words that only ask (:data:`ASKING`) or say which kind
+(:func:`kinds_said`), a phrase led by a word of its group read as that word ("QR code",
+"loyalty card"), and the two-word phrases that show where a question's head noun is
+("credit or debit card")."""
 
 from __future__ import annotations
 
@@ -45,7 +48,8 @@ def plain_ask(ask: str) -> str:
     you find out whether they deliver?", "We need to know if they deliver - do they?"
     ask "they deliver"; "Some of our reps only speak English, so could you check
     whether..." gives its reason first)."""
-    text = _abbreviations().sub(lambda m: _ABBREVIATED[m.group().lower()], ask)
+    pattern, full = _abbreviations()
+    text = pattern.sub(lambda m: full[m.group().lower()], ask)
     text = _TAG.sub("", text)
     wrapped = _WRAPPING.search(text)
     return text[wrapped.end():].lstrip() if wrapped else text
@@ -60,18 +64,17 @@ _WRAPPING = re.compile(
 #: A tag after the question: "- do they?", ", can they?", "- could you find that out?".
 _TAG = re.compile(r"\s*[-–—,;]\s*(?:(?:do|does|can|will|is|are|would)(?: not|n't)? "
                   r"(?:they|it|there|we)|could you (?:(?!whether|if\b)[^?])*)\s*\?\s*$", re.I)
-_ABBREVIATED: dict[str, str] = {}
 
 
 @cache
-def _abbreviations() -> re.Pattern[str]:
-    """``abbreviations:`` of the answer words as one pattern (whole words, any case)."""
+def _abbreviations() -> tuple[re.Pattern[str], Mapping[str, str]]:
+    """``abbreviations:`` of the answer words: one pattern (whole words, any case) and
+    what each (in lower case) stands for."""
     found = {str(short).lower(): str(full)
              for short, full in (answer_words().get("abbreviations") or {}).items()}
-    _ABBREVIATED.update(found)
     words = sorted(found, key=len, reverse=True)
-    return re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, words)) + r")(?![\w/])",
-                      re.I) if words else re.compile(r"(?!)")
+    return (re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, words)) + r")(?![\w/])",
+                       re.I) if words else re.compile(r"(?!)")), found
 
 
 def what_is_asked(ask: str) -> str:
@@ -117,7 +120,7 @@ def asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
     any form ("turns up", "sending"; ``send|sent`` for irregular ones); ``{name}`` is any
     entry of ``slots:`` ``name``, or several joined by "or", "and", "/" or commas, each
     after up to two determiners ("a car or motorbike", "customers' cars"); ``{words}``
-    up to four words of any kind."""
+    up to six words of any kind."""
     data = answer_words()
     slots = {str(name): [str(e) for e in entries or ()]
              for name, entries in (data.get("slots") or {}).items()}
@@ -131,7 +134,7 @@ def asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
 #: Up to two words before a slot's entry that only say whose or which one.
 _DETERMINERS = (r"(?:(?:a|an|the|my|your|their|our|his|her|its|one|some|any|customers?|"
                 r"clients?|[a-z]+['’]s|[a-z]+s['’])\s+){0,2}")
-#: ``{words}``: up to four words.
+#: ``{words}``: up to six words.
 _GAP = r"(?:\S+\s+){0,6}?"
 
 

@@ -135,8 +135,8 @@ _BURMESE_VERB_END = re.compile(r"(?:ပါ|တယ်|သည်|ဘူး|မယ�
 _THAI_SPACE = re.compile(r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
 #: A Thai comment on what comes before it: whether it is taken or there ("ไม่รับ", "มีค่ะ",
 #: "ยังไม่ได้ให้บริการ", "ยกเลิกไปแล้ว"), not another verb ("ไม่รั่ว": won't leak).
-_THAI_COMMENT = re.compile(r"\s*(?:ยกเลิก(?:ไป|แล้ว|บริการ)|(?:ยัง)?(?:ไม่|งด)?\s*(?:ได้)?\s*(?:รับ|มี|ได้|บริการ|ให้บริการ|"
-                           r"ใช้|ชำระ|สะดวก|เปิด|ขาย|จ่าย))")  # ยกเลิก: cancelled
+_THAI_COMMENT = re.compile(r"\s*(?:ยกเลิก(?:ไป|แล้ว|บริการ)|(?:ยัง)?(?:ไม่|งด)?\s*(?:ได้)?\s*"
+                           r"(?:รับ|มี|ได้|บริการ|ให้บริการ|ใช้|ชำระ|สะดวก|เปิด|ขาย|จ่าย))")
 _THAI_NEGATION_ONLY = re.compile(r"ไม่|ไม่ได้|ยังไม่|งด|ไม่มี|ขออภัย\S*|ขอโทษ\S*")
 
 
