@@ -42,7 +42,10 @@ and held-out before any tuning:
   ("Could you find out whether..."); on mixed-language pages;
 * ``ab``, ``ac``, ``ad``: 18 sites each (175, 189, 187 labels), the common facts asked as
   different members of one team would;
-* ``ae``, ``af``, ``ag``: the same kind, written after all the work above and run once.
+* ``ae``, ``af``, ``ag``: 18 sites each (187, 168, 166 labels), the same kind, run once
+  after the work on ab, ac, ad, their dev parts then tuned on;
+* ``ah``, ``ai``, ``aj``: 18 sites each (174, 169, 170 labels), the same kind, written
+  after all the work above and run once (both parts), never tuned on.
 
 Each set was committed before any code ran on it; each part was run once at first sight,
 its dev part then tuned on, its held-out part never.
@@ -89,7 +92,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "aa": FIXTURES / "questions_aa", "ab": FIXTURES / "questions_ab",
         "ac": FIXTURES / "questions_ac", "ad": FIXTURES / "questions_ad",
         "ae": FIXTURES / "questions_ae", "af": FIXTURES / "questions_af",
-        "ag": FIXTURES / "questions_ag"}
+        "ag": FIXTURES / "questions_ag", "ah": FIXTURES / "questions_ah",
+        "ai": FIXTURES / "questions_ai", "aj": FIXTURES / "questions_aj"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
