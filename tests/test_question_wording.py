@@ -78,6 +78,13 @@ def test_no_appointment_needed_asks_for_walk_ins_not_the_other_way_round() -> No
     assert answer("Is an appointment needed?", "Walk-ins welcome!") == "no"
 
 
+def test_a_formal_burmese_morning_is_a_morning() -> None:
+    found = answer_all([Question(id="q", ask="Opening time (24h)?", type="text")],
+                       [("https://x.example/",
+                         "တနင်္လာ မှ စနေ၊ နံနက် ၈ နာရီခွဲ မှ ည ၇ နာရီ ထိ ဖွင့်ပါတယ်။")])["q"]
+    assert found.value == "8:30"
+
+
 def test_a_time_asked_as_a_header_is_the_opening_time() -> None:
     found = answer_all([Question(id="q", ask="Opens at (24h)?", type="text")],
                        [("https://x.example/", "Open daily 9:30–18:00")])["q"]
@@ -251,6 +258,17 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Is it possible to buy from them without going there in person?",
      "สั่งเค้กผ่านไลน์ได้เลย ไม่ต้องมาที่ร้าน", "yes"),
     ("pay by bank transfer or qr / phone wallet?", "Wave Pay နဲ့ ငွေလွှဲ ပေးလို့ ရပါတယ်", "yes"),
+    ("Does anyone working there speak English well enough to deal with a customer?",
+     "ช่างทุกคนพูดภาษาอังกฤษได้", "yes"),
+    ("Card payments accepted (Visa/Mastercard/JCB, debit or credit)?",
+     "รับเงินสดกับบัตรเครดิตเท่านั้นครับ ไม่รับโอน", "yes"),
+    ("bank transfer / QR / e-wallet ok?", "รับโอนรถ ย้ายทะเบียน ต่อภาษี", "unknown"),  # a car's
+    ("If a customer turns up on a Sunday, will the place be open?",
+     "တနင်္ဂနွေနေ့ အလုပ်မလုပ်ပါ", "no"),
+    ("Parking for customers (car or motorbike)?", "ตรงข้ามจุดจอดรถตุ๊กตุ๊ก", "unknown"),
+    ("Is the place air-conditioned?", "A/C minibus to Pai – 250 THB", "unknown"),
+    ("Any wifi customers can use while they're there?",
+     "Every suite has a Wi-Fi camera, so you can watch your dog.", "unknown"),
     # English written on things is no English spoken
     ("anyone on staff speak English?",
      "Remote ခလုတ်တွေက English လို ရေးထားပေမယ့် မြန်မာလို ရှင်းပြပေးပါတယ်", "unknown"),

@@ -232,7 +232,8 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
 _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
-                   "contact", "reach", "messag", "job", "work", "visit", "payment", "own"})
+                   "contact", "reach", "messag", "job", "work", "visit", "payment", "own",
+                   "deal"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5

@@ -37,7 +37,8 @@ ASKING = frozenset({
     "only", "able", "somewhere", "anywhere", "someone", "anyone", "something",
     "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
     "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
-    "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one"})
+    "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one",
+    "well", "enough"})
 
 
 @lru_cache(maxsize=4096)
