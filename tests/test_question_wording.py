@@ -269,6 +269,13 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Is the place air-conditioned?", "A/C minibus to Pai – 250 THB", "unknown"),
     ("Any wifi customers can use while they're there?",
      "Every suite has a Wi-Fi camera, so you can watch your dog.", "unknown"),
+    # online is selling only where buying, ordering or a shop is said
+    ("Can people buy from them without going there?",
+     "ดูตารางคลาสที่อัปเดตได้ทางออนไลน์ ทุกวันจันทร์", "unknown"),
+    ("Can people buy from them without going there?",
+     "Bring a photo of a hairstyle you saw online.", "unknown"),
+    ("Can people buy from them without going there?", "We sell our oils online too.", "yes"),
+    ("Can people buy from them without going there?", "Online ကနေ မရောင်းပါ", "no"),
     # English written on things is no English spoken
     ("anyone on staff speak English?",
      "Remote ခလုတ်တွေက English လို ရေးထားပေမယ့် မြန်မာလို ရှင်းပြပေးပါတယ်", "unknown"),
