@@ -269,6 +269,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Is the place air-conditioned?", "A/C minibus to Pai – 250 THB", "unknown"),
     ("Any wifi customers can use while they're there?",
      "Every suite has a Wi-Fi camera, so you can watch your dog.", "unknown"),
+    # an only-list of cash and transfer leaves cards out, though a transfer names a bank
+    ("Do they take Visa, Mastercard or other bank cards when a customer pays?",
+     "การชำระเงิน: ชำระค่าคอร์สด้วยเงินสดหรือโอนเท่านั้น", "no"),
+    ("Will they let a customer pay with a bank card or credit card?",
+     "ငွေသားပဲ လက်ခံပါတယ်။", "no"),
     # online is selling only where buying, ordering or a shop is said
     ("Can people buy from them without going there?",
      "ดูตารางคลาสที่อัปเดตได้ทางออนไลน์ ทุกวันจันทร์", "unknown"),

@@ -23,7 +23,9 @@ ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพ�
 def only_answer(want: Wanted, lines: Sequence[Line]) -> Answer | None:
     """"no" from a clause that lists, with "only", members of a kind the question asks
     a member of but not that one; None when no clause does."""
-    asked = {key for key, *_ in want.keys}
+    # what is asked, not how or which kind ("bank" of "bank cards")
+    asked = {key for key, weight, *_ in want.keys if weight == 1.0} or {
+        key for key, *_ in want.keys}
     for line in lines:
         if ONLY.search(line.text) is None:
             continue
