@@ -161,12 +161,15 @@ def _pattern(phrase: str, slots: Mapping[str, list[str]]) -> str:
 
 
 def kinds_said(asked: list[str]) -> set[str]:
-    """The question's words that say which kind of the word after them is asked, being
-    words that word needs beside it on a page (``context:``): "credit" of "credit
-    cards", "bank" of "bank transfer". Said or not, the page answers about the kind."""
+    """The question's words that say which kind of payment after them is asked, being
+    words that payment needs beside it on a page (``context:``): "credit" of "credit
+    cards", "bank" of "bank transfer". Said or not, the page answers about the kind.
+    ("book online" is no kind of online: only a payment's kinds, ``kinds: payment``.)"""
     context = vocabulary().context
+    payments = vocabulary().kinds.get("payment", (frozenset(), frozenset()))[0]
     return {stem(word) for word, head in itertools.pairwise(asked)
-            if stem(word) in context.get(stem(head), (frozenset(),))[0]
+            if stem(head) in payments
+            and stem(word) in context.get(stem(head), (frozenset(),))[0]
             and stem(word) not in context}  # "transfer / QR": each a thing asked
 
 
