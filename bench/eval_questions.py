@@ -44,7 +44,9 @@ and held-out before any tuning:
   different members of one team would;
 * ``ae``, ``af``, ``ag``: 18 sites each (187, 168, 166 labels), the same kind, run once
   after the work on ab, ac, ad, their dev parts then tuned on;
-* ``ah``, ``ai``, ``aj``: 18 sites each (174, 169, 170 labels), the same kind, written
+* ``ah``, ``ai``, ``aj``: 18 sites each (174, 169, 170 labels), the same kind, run once
+  after the work on ae, af, ag, their dev parts then tuned on;
+* ``ak``, ``al``, ``am``: 18 sites each (163, 167, 172 labels), the same kind, written
   after all the work above and run once (both parts), never tuned on.
 
 Each set was committed before any code ran on it; each part was run once at first sight,
@@ -93,7 +95,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "ac": FIXTURES / "questions_ac", "ad": FIXTURES / "questions_ad",
         "ae": FIXTURES / "questions_ae", "af": FIXTURES / "questions_af",
         "ag": FIXTURES / "questions_ag", "ah": FIXTURES / "questions_ah",
-        "ai": FIXTURES / "questions_ai", "aj": FIXTURES / "questions_aj"}
+        "ai": FIXTURES / "questions_ai", "aj": FIXTURES / "questions_aj",
+        "ak": FIXTURES / "questions_ak", "al": FIXTURES / "questions_al",
+        "am": FIXTURES / "questions_am"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
