@@ -274,6 +274,21 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "การชำระเงิน: ชำระค่าคอร์สด้วยเงินสดหรือโอนเท่านั้น", "no"),
     ("Will they let a customer pay with a bank card or credit card?",
      "ငွေသားပဲ လက်ခံပါတယ်။", "no"),
+    # a who-or-how word asks nothing else of a day ("...and find them open?")
+    ("Could a customer drop by on a Sunday and find them open?",
+     "Tuesday – Sunday 7:00 – 15:00", "yes"),
+    ("Sunday open?", "တနင်္ဂနွေနေ့ အနားယူပါတယ်", "no"),
+    ("Does the business accept payment by bank card or credit card?",
+     "ค่าเรียนชำระเป็นเงินสดหรือโอนเท่านั้น ไม่รับบัตรเครดิตค่ะ", "no"),
+    ("anyone there who can actually chat in English?",
+     "ผู้ปกครองคุยกับครูเป็นภาษาอังกฤษได้เลยค่ะ", "yes"),
+    ("If a foreign client gets in touch, is there anyone on their team who can hold a "
+     "conversation in English?", "All our guides speak English.", "yes"),
+    # what a question sets apart ("apart from cash and cards") is not asked
+    ("Apart from cash and cards, do they take mobile-banking transfers or e-wallets?",
+     "ငွေသားနဲ့သာ ပေးချေရပါမယ်", "no"),
+    ("would they send an order out to the customer's address?",
+     "ตัดแล้วส่งไปรษณีย์ / Flash ทั่วประเทศ", "yes"),
     # online is selling only where buying, ordering or a shop is said
     ("Can people buy from them without going there?",
      "ดูตารางคลาสที่อัปเดตได้ทางออนไลน์ ทุกวันจันทร์", "unknown"),

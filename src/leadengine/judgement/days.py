@@ -65,7 +65,7 @@ _CLOSED = re.compile(
     r"(?![a-z])|ไม่มีเรียน|ไม่มีคลาส|အတန်း\s?မရှိ|"
     r"n't\s+(?:be\s+)?(?:open|work)(?![a-z])|"
     r"ไม่(?:ได้)?(?:เปิด|ทำการ)|งด(?!่)|မဖွင့်|ဖွင့်\S{0,6}\s?မဟုတ်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|"
-    r"နားရက်|နားပါ|အလုပ်မလုပ်", re.I)
+    r"နားရက်|နားပါ|အနားယူ|အလုပ်မလုပ်", re.I)
 _EXCEPT = re.compile(r"(?<![a-z])(?:except|but not|excluding)(?![a-z])|ยกเว้น|เว้น|"
                      r"(?P<after>မှလွဲ|မပါ)", re.I)
 _OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|including|"

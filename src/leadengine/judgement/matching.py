@@ -158,6 +158,11 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     for hint in hints:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
+    # A leading condition's words of no known concept say who, not what ("If a foreign
+    # client gets in touch, can someone speak English?").
+    if _CONDITION.match(core) and "," in core:
+        modifiers |= {stem(w) for w in LATIN_WORD.findall(core.split(",", 1)[0])
+                      if _weight(stem(w), set()) == NOVEL}
     return Wanted(tuple((key, _weight(key, modifiers), frozenset(either.get(key, ())),
                          _by_stem(opposites, key)) for key in stems))
 

@@ -38,7 +38,7 @@ ASKING = frozenset({
     "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
     "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
     "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one",
-    "well", "enough", "let", "lets"})
+    "well", "enough", "let", "lets", "actually"})
 
 
 @lru_cache(maxsize=4096)
@@ -85,11 +85,14 @@ def what_is_asked(ask: str) -> str:
     without what it says is not needed ("without an appointment": a page naming
     appointments does not answer it) or not asked ("instead of collecting it")."""
     core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
+    core = _SHARED_HEAD.sub(r"\1 or \3 \2", core)  # "bank card or credit card"
     for pattern, word in asked_as():
         core = pattern.sub(f" {word} ", core)
     return _KINDS_JOINED.sub(_kinds_joined, _WITHOUT.sub(" ", core))
 
 
+#: Two kinds of one thing, each said with it: "bank card or credit card".
+_SHARED_HEAD = re.compile(r"\b([a-z]+) ([a-z]+) or ([a-z]+) \2\b")
 #: Two words joined by "or" before a third ("a bank or credit card").
 _KINDS_JOINED = re.compile(r"\b([a-z]+) or ([a-z]+) ([a-z]+)\b")
 
@@ -111,7 +114,7 @@ _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: What a question says is not needed ("without booking", "no need to book"), or is
 #: not what it asks ("instead of collecting it").
 _WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|"
-                      r"rather than)(?![a-z])[^,;?]*")
+                      r"rather than|apart from|besides|other than)(?![a-z])[^,;?]*")
 
 
 @cache

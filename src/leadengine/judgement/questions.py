@@ -47,6 +47,7 @@ from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.exclusive import only_answer
 from leadengine.judgement.matching import (
     ELSEWHERE,
+    SOFT,
     Wanted,
     best_line,
     clauses,
@@ -294,7 +295,10 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
     site says nothing about days or hours (the words are matched then)."""
     keys = {key[0] for key in wanted(question).keys}
     words = {k for k in keys if not k.isdigit()}
-    if not words & _OPENING or words - _OPEN_WORDS - DAYS:
+    # a who-or-how word asks nothing else ("Could a customer drop by on a Sunday and
+    # *find* them open?")
+    strong = {k for k, weight, *_ in wanted(question).keys if weight > SOFT} & words
+    if not words & _OPENING or strong - _OPEN_WORDS - DAYS:
         return None
     day = asked_day(keys)
     if question.type == "yes_no" and day is not None and len(keys & DAYS) == 1:
