@@ -289,6 +289,14 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "ငွေသားနဲ့သာ ပေးချေရပါမယ်", "no"),
     ("would they send an order out to the customer's address?",
      "ตัดแล้วส่งไปรษณีย์ / Flash ทั่วประเทศ", "yes"),
+    # what is not needed goes with its "not needed" (no "advance appointment" left over)
+    ("ok to just turn up without booking?",
+     "ကြိုတင်ချိန်းဆိုရန် မလိုပါ၊ ရောက်တဲ့ အစဉ်အတိုင်း နံပါတ်ပြား ယူပြီး စောင့်ပါ။", "yes"),
+    ("Parking for customers (car or motorbike)?",
+     "Dash cams and car parking cameras, fitted while you wait", "unknown"),
+    ("Parking for customers (car or motorbike)?", "มีที่จอดรถเข็นเด็กใต้บันได", "unknown"),
+    ("Will they send an order out to the customer's home or office?",
+     "ကိုရီးယား ပစ္စည်းတွေကို ကုမ္ပဏီက ဆိုင်အရောက် တိုက်ရိုက်ပို့ပေးပါတယ်။", "unknown"),
     # online is selling only where buying, ordering or a shop is said
     ("Can people buy from them without going there?",
      "ดูตารางคลาสที่อัปเดตได้ทางออนไลน์ ทุกวันจันทร์", "unknown"),

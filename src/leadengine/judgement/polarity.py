@@ -10,7 +10,9 @@ import re
 NO_NEED = re.compile(
     r"no need|not (?:needed|required|necessary)|no (?:prior )?(?:booking|appointment|"
     r"reservation)s? (?:is |are )?(?:needed|required|necessary)|without (?:an? )?"
-    r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|မလို(?:ပါ)?(?:ဘူး|ဘဲ)?"
+    r"(?:booking|appointment|reservation)|ไม่ต้อง|ไม่จำเป็น|"
+    # Burmese: what is not needed goes with it ("ကြိုတင်ချိန်းဆိုရန် မလိုပါ").
+    r"[\u1000-\u109f]{0,24}(?:ရန်|စရာ)\s?မလို(?:ပါ)?(?:ဘူး|ဘဲ)?|မလို(?:ပါ)?(?:ဘူး|ဘဲ)?"
     # Without having booked: "มาโดยไม่ได้นัด", "ချိန်းမထားဘဲ".
     r"|(?:โดย)?ไม่(?:ได้)?(?:นัด|จอง)|မ(?:ချိန်း|ဘိုကင်|ဘွတ်ကင်)\S*ဘဲ|(?:ချိန်း|ဘိုကင်|ဘွတ်ကင်)\S*မ(?:ထား|လုပ်)ဘဲ"
     # Free is no negation: "no charge", ไม่มีค่าใช้จ่าย, ငွေမယူ (no money taken).
