@@ -46,8 +46,10 @@ and held-out before any tuning:
   after the work on ab, ac, ad, their dev parts then tuned on;
 * ``ah``, ``ai``, ``aj``: 18 sites each (174, 169, 170 labels), the same kind, run once
   after the work on ae, af, ag, their dev parts then tuned on;
-* ``ak``, ``al``, ``am``: 18 sites each (163, 167, 172 labels), the same kind, written
-  after all the work above and run once (both parts), never tuned on.
+* ``ak``, ``al``, ``am``: 18 sites each (163, 167, 172 labels), the same kind, run once
+  after the work on ah, ai, aj, their dev parts then tuned on;
+* ``an``, ``ao``, ``ap``: 18 sites each, the same kind, written after all the work above
+  and run once (both parts), never tuned on.
 
 Each set was committed before any code ran on it; each part was run once at first sight,
 its dev part then tuned on, its held-out part never.
@@ -97,7 +99,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "ag": FIXTURES / "questions_ag", "ah": FIXTURES / "questions_ah",
         "ai": FIXTURES / "questions_ai", "aj": FIXTURES / "questions_aj",
         "ak": FIXTURES / "questions_ak", "al": FIXTURES / "questions_al",
-        "am": FIXTURES / "questions_am"}
+        "am": FIXTURES / "questions_am", "an": FIXTURES / "questions_an",
+        "ao": FIXTURES / "questions_ao", "ap": FIXTURES / "questions_ap"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
