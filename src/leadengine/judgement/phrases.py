@@ -78,6 +78,7 @@ def _abbreviations() -> tuple[re.Pattern[str], Mapping[str, str]]:
                        re.I) if words else re.compile(r"(?!)")), found
 
 
+@lru_cache(maxsize=4096)
 def what_is_asked(ask: str) -> str:
     """A question's words as they are read: lower case, without what explains it ("(in
     total)"), the examples of a kind ("a Visa/Mastercard or other bank card": cards),

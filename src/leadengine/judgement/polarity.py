@@ -30,6 +30,9 @@ NO_NEED = re.compile(
     r"|(?:ဘွတ်ကင်|ဘိုကင်|ချိန်းဆို|စာရင်းပေး)\s?မ[^\s။]*ဘဲ"
     # A public holiday is an "office-closed day" (ရုံးပိတ်ရက်), a holiday a "stop day".
     r"|ရုံးပိတ်ရက်|ပိတ်ရက်|วันหยุด\S*", re.I)
+#: Thai "cancelled", of a service that has ended (ยกเลิกไปแล้ว, ยกเลิกบริการ), not a
+#: cancellation policy (ยกเลิกก่อน 7 วัน).
+CANCELLED_TH = r"ยกเลิก(?:ไป|แล้ว|บริการ)"
 #: A clause that says the opposite: English words, and Thai and Burmese markers.
 NEGATION = re.compile(
     r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|nobody|no one|no-one|without|cannot|"
@@ -38,7 +41,7 @@ NEGATION = re.compile(
     r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't|discontinued|cancelled|"
     r"canceled|suspended)(?![\w])"
     # Cancelled, suspended (a service that has ended; not "cancel 7 days ahead").
-    r"|ยกเลิก(?:ไป|แล้ว|บริการ)|ရပ်ဆိုင်း|ဖျက်သိမ်း"
+    r"|" + CANCELLED_TH + r"|ရပ်ဆိုင်း|ဖျက်သိမ်း"
     # ห้าม: prohibited.
     r"|ห้าม"
     # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or

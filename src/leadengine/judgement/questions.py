@@ -59,7 +59,7 @@ from leadengine.judgement.matching import (
 )
 from leadengine.judgement.opening import all_day_answer, day_answer, late_answer, time_answer
 from leadengine.judgement.phrases import plain_ask, what_is_asked
-from leadengine.judgement.polarity import CLAUSE, faq_answer, is_asked, negated
+from leadengine.judgement.polarity import CANCELLED_TH, CLAUSE, faq_answer, is_asked, negated
 from leadengine.judgement.sentences import (
     LATIN_WORD,
     Line,
@@ -136,7 +136,7 @@ _BURMESE_VERB_END = re.compile(r"(?:ပါ|တယ်|သည်|ဘူး|မယ�
 _THAI_SPACE = re.compile(r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
 #: A Thai comment on what comes before it: whether it is taken or there ("ไม่รับ", "มีค่ะ",
 #: "ยังไม่ได้ให้บริการ", "ยกเลิกไปแล้ว"), not another verb ("ไม่รั่ว": won't leak).
-_THAI_COMMENT = re.compile(r"\s*(?:ยกเลิก(?:ไป|แล้ว|บริการ)|(?:ยัง)?(?:ไม่|งด)?\s*(?:ได้)?\s*"
+_THAI_COMMENT = re.compile(r"\s*(?:" + CANCELLED_TH + r"|(?:ยัง)?(?:ไม่|งด)?\s*(?:ได้)?\s*"
                            r"(?:รับ|มี|ได้|บริการ|ให้บริการ|ใช้|ชำระ|สะดวก|เปิด|ขาย|จ่าย))")
 _THAI_NEGATION_ONLY = re.compile(r"ไม่|ไม่ได้|ยังไม่|งด|ไม่มี|ขออภัย\S*|ขอโทษ\S*")
 
@@ -293,11 +293,12 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
     """A question about when the business is open, answered from its days and hours
     (:mod:`leadengine.judgement.opening`); None for any other question, or when the
     site says nothing about days or hours (the words are matched then)."""
-    keys = {key[0] for key in wanted(question).keys}
+    want = wanted(question)
+    keys = {key[0] for key in want.keys}
     words = {k for k in keys if not k.isdigit()}
     # a who-or-how word asks nothing else ("Could a customer drop by on a Sunday and
     # *find* them open?")
-    strong = {k for k, weight, *_ in wanted(question).keys if weight > SOFT} & words
+    strong = {k for k, weight, *_ in want.keys if weight > SOFT} & words
     if not words & _OPENING or strong - _OPEN_WORDS - DAYS:
         return None
     day = asked_day(keys)
