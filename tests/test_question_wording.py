@@ -85,6 +85,13 @@ def test_a_formal_burmese_morning_is_a_morning() -> None:
     assert found.value == "8:30"
 
 
+def test_a_burmese_evening_before_a_clock_time_is_afternoon() -> None:
+    ask = [Question(id="o", ask="Opening time?", type="text"),
+           Question(id="c", ask="What time do they close?", type="text")]
+    found = answer_all(ask, [("https://x.example/", "ဆိုင်ဖွင့်ချိန် မနက် ၁၀:၀၀ – ည ၈:၃၀")])
+    assert (found["o"].value, found["c"].value) == ("10:00", "20:30")
+
+
 def test_a_time_asked_as_a_header_is_the_opening_time() -> None:
     found = answer_all([Question(id="q", ask="Opens at (24h)?", type="text")],
                        [("https://x.example/", "Open daily 9:30–18:00")])["q"]
@@ -316,6 +323,19 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # "just the two kinds" (နှစ်မျိုးတည်း) is an only-list: no cards
     ("Can I pay by card?", "ငွေသား ဒါမှမဟုတ် Wave Pay နှစ်မျိုးတည်း ရပါတယ်", "no"),
     ("Can I pay by card?", "၂၀၁၅ ကတည်းက ဖွင့်ထားတဲ့ ဆိုင်ပါ", "unknown"),  # since: no "only"
+    # "no bookings" is the walk-in itself, not a "no" about it
+    ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
+    ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
+    ("Walk-ins accepted?", "Sorry, no walk-ins: appointments only.", "no"),
+    # each example of a kind answers as the kind does
+    ("Can they be paid with a mobile wallet such as TrueMoney or KBZPay?",
+     "ငွေသား နဲ့ KBZPay ပဲ လက်ခံပါတယ်။", "yes"),
+    ("Do they take e-wallets, e.g. KBZPay?", "We only take cash.", "no"),
+    # what is only planned is no yes about now
+    ("Do they accept credit cards?", "Card payments coming soon!", "unknown"),
+    ("Do they accept credit cards?", "กำลังจะมีเครื่องรูดบัตรเร็วๆ นี้ค่ะ", "unknown"),
+    ("Can I pay with KBZPay?", "KBZPay ကို နောက်လမှစ၍ လက်ခံပါမည်။", "unknown"),
+    ("Do they accept credit cards?", "Credit cards are accepted.", "yes"),
 ])
 def test_a_page_answers_the_fact_however_it_was_asked(ask: str, line: str, said: str) -> None:
     assert answer(ask, line) == said

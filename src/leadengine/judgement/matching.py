@@ -15,6 +15,7 @@ from leadengine.judgement.phrases import ASKING, kinds_said, pairs, tails, what_
 from leadengine.judgement.polarity import NEGATION, NO_NEED
 from leadengine.judgement.sentences import (
     LATIN_WORD,
+    NO_BOOKING,
     Line,
     answer_groups,
     stem,
@@ -198,8 +199,12 @@ def _synonyms() -> tuple[frozenset[str], ...]:
 
 @cache
 def _known() -> frozenset[str]:
-    """The English stems of the vocabulary's concept groups (answer words, glossary)."""
-    return frozenset(s for means in vocabulary().means for s in means)
+    """The English stems of the vocabulary's concept groups (answer words, glossary),
+    and the one-word names the answer words list for a group (``also:``: "KBZPay" is a
+    mobile wallet, so "KBZPay or Wave Pay?" asks of something known)."""
+    return frozenset(s for means in vocabulary().means for s in means) | frozenset(
+        stem(term) for group in answer_groups() for term in group.terms
+        if LATIN_WORD.fullmatch(term))
 
 
 def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:
@@ -361,6 +366,8 @@ def negates(want: Wanted, clause: str) -> bool:
     not accepted", "Parking: none", "not yet"), not about another verb ("Points never
     expire", "Delivery is no problem", "anything that doesn't fit is altered free")."""
     plain = NO_NEED.sub(" ", clause)
+    if not _WALK_IN.isdisjoint(key for key, *_ in want.keys):
+        plain = NO_BOOKING.sub(" ", plain)  # "No reservations - just walk in"
     for hit in _TOO.finditer(plain):  # "the soi is too narrow to park"
         if matched(want, frozenset(stems_of(plain[hit.end():])), plain[hit.end():]):
             return True
@@ -379,6 +386,8 @@ def negates(want: Wanted, clause: str) -> bool:
     return False
 
 
+#: The keys of a walk-in question: a "no booking" says yes about them.
+_WALK_IN = frozenset({"walk", "drop"})
 #: "too ... to": what follows cannot be done.
 _TOO = re.compile(r"(?<![\w])too \w+ to(?![\w])", re.I)
 #: A negation that says what may not be done ("pets can't ride in the cars"), or that

@@ -86,6 +86,7 @@ def what_is_asked(ask: str) -> str:
     without what it says is not needed ("without an appointment": a page naming
     appointments does not answer it) or not asked ("instead of collecting it")."""
     core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
+    core = _SUCH_AS.sub(", ", core)  # each example an alternative
     core = _SHARED_HEAD.sub(r"\1 or \3 \2", core)  # "bank card or credit card"
     for pattern, word in asked_as():
         core = pattern.sub(f" {word} ", core)
@@ -112,6 +113,9 @@ def _kinds_joined(found: re.Match[str]) -> str:
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
 _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
+#: Where examples of a kind begin ("a phone wallet such as PromptPay or KBZPay"): each
+#: example answers the question as the kind does.
+_SUCH_AS = re.compile(r",?\s*(?<![a-z])(?:such as|e\.g\.|eg\.|for example|for instance)\s")
 #: What a question says is not needed ("without booking", "no need to book"), or is
 #: not what it asks ("instead of collecting it").
 _WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|"

@@ -33,6 +33,14 @@ NO_NEED = re.compile(
 #: Thai "cancelled", of a service that has ended (ยกเลิกไปแล้ว, ยกเลิกบริการ), not a
 #: cancellation policy (ยกเลิกก่อน 7 วัน).
 CANCELLED_TH = r"ยกเลิก(?:ไป|แล้ว|บริการ)"
+#: A clause about what is only planned ("KBZPay coming soon", "from next month",
+#: เร็วๆ นี้, กำลังจะ, နောက်လကစပြီး, စီစဉ်နေ): no yes about now.
+PLANNED = re.compile(
+    r"(?<![\w])(?:coming soon|soon to (?:come|be)|planned|planning to|plan to|"
+    r"(?:from|starting|as of) next (?:week|month|year)|will (?:soon|start|begin)|"
+    r"not (?:yet )?(?:but|until))(?![\w])"
+    r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า"
+    r"|နောက်လ|နောက်နှစ်|မကြာမီ|စီစဉ်နေ|လာမယ့်\s?လ", re.I)
 #: A clause that says the opposite: English words, and Thai and Burmese markers.
 NEGATION = re.compile(
     r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|nobody|no one|no-one|without|cannot|"

@@ -59,7 +59,14 @@ from leadengine.judgement.matching import (
 )
 from leadengine.judgement.opening import all_day_answer, day_answer, late_answer, time_answer
 from leadengine.judgement.phrases import plain_ask, what_is_asked
-from leadengine.judgement.polarity import CANCELLED_TH, CLAUSE, faq_answer, is_asked, negated
+from leadengine.judgement.polarity import (
+    CANCELLED_TH,
+    CLAUSE,
+    PLANNED,
+    faq_answer,
+    is_asked,
+    negated,
+)
 from leadengine.judgement.sentences import (
     LATIN_WORD,
     Line,
@@ -214,7 +221,8 @@ def _either_yes(found_parts: Sequence[tuple[Line, float, Wanted]]) -> Answer:
     said = [(_yes_no(line, _clause(line, want), want, round(min(0.9, 0.5 + 0.4 * share), 2)),
              share) for line, share, want in found_parts]
     yes = [item for item in said if item[0].value == "yes"]
-    return max(yes or said, key=lambda item: item[1])[0]
+    known = [item for item in said if item[0].value != "unknown"]
+    return max(yes or known or said, key=lambda item: item[1])[0]
 
 
 def _numbered(question: Question, lines: Sequence[Line]) -> list[Line]:
@@ -257,8 +265,8 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
         first = next((p for p in CLAUSE.split(line.after) if p and p.strip()), "")
         if negated(first) or opposed(want, first):
             return Answer("no", _with_next(line), line.source, confidence)
-    if ELSEWHERE.search(line.text):  # a neighbour's Wi-Fi or parking: not theirs
-        return NOT_ANSWERED
+    if ELSEWHERE.search(line.text) or PLANNED.search(clause):
+        return NOT_ANSWERED  # a neighbour's Wi-Fi or parking, a card machine "soon"
     return Answer("yes", evidence_of(line), line.source, confidence)
 
 

@@ -182,14 +182,14 @@ def translated(text: str) -> set[str]:
             implied |= known.means[number]
     for stem in implied:
         found |= known.implies.get(stem, frozenset())
-    if _NO_BOOKING.search(text):  # "no appointment needed": walk-ins welcome
+    if NO_BOOKING.search(text):  # "no appointment needed": walk-ins welcome
         found |= known.implies.get("walk", frozenset()) | {"walk"}
     return found
 
 
 #: No need to book: walk-ins are taken. English, Thai (ไม่ต้องจอง / ไม่ต้องนัด), Burmese
 #: (ချိန်းဆိုစရာ မလို, ကြိုတင်စာရင်းပေးစရာ မလို: nothing to arrange beforehand).
-_NO_BOOKING = re.compile(
+NO_BOOKING = re.compile(
     r"(?:no|without|not? need(?:ed)? (?:to|for|an?)?|don't need to|do not need to)\s*"
     r"(?:an?\s+|to\s+)?(?:prior\s+|advance\s+)?"
     r"(?:appointments?|bookings?|reservations?|book|reserve)(?![a-z])"

@@ -63,6 +63,8 @@ _BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถ
 ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
 #: Half past: ครึ่ง (after โมง or ทุ่ม), ခွဲ.
 _HALF = re.compile(r"\s*(?:โมง)?\s*ครึ่ง|\s*ခွဲ")
+#: Burmese evening or night just before a clock time ("ညနေ ၆:၃၀", "ည ၇:၃၀").
+_EVENING = re.compile(r"(?<![\u1000-\u109f])(?:ညနေ(?:ပိုင်း)?|ည(?:ဘက်)?)\s*$")
 #: Midday (နေ့လည်): 11 and 12 as they are, 1 to 6 in the afternoon.
 NOON = -1
 #: Thai and Burmese spoken times: (pattern with the hour, hours added, half past).
@@ -107,8 +109,10 @@ def times_in(text: str) -> tuple[tuple[int, str], ...]:
         hour = int(clock.group(1) or clock.group(4))
         minute = int(clock.group(2) or 0)
         meridiem = (clock.group(3) or clock.group(5) or "").lower()
-        if meridiem.startswith("p") and hour < 12:
-            hour += 12
+        evening = not meridiem and _EVENING.search(plain, max(0, clock.start() - 12),
+                                                   clock.start()) is not None
+        if (meridiem.startswith("p") or evening) and hour < 12:
+            hour += 12  # 7 pm; Burmese "ညနေ ၆:၃၀" (evening 6:30)
         if hour < 24 and minute < 60:
             found.append((clock.start(), f"{hour}:{minute:02d}"))
     for pattern, add in _SPOKEN:
