@@ -323,6 +323,15 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # "just the two kinds" (နှစ်မျိုးတည်း) is an only-list: no cards
     ("Can I pay by card?", "ငွေသား ဒါမှမဟုတ် Wave Pay နှစ်မျိုးတည်း ရပါတယ်", "no"),
     ("Can I pay by card?", "၂၀၁၅ ကတည်းက ဖွင့်ထားတဲ့ ဆိုင်ပါ", "unknown"),  # since: no "only"
+    # a Facebook is theirs where a page, a message or a way to reach them is said
+    ("Can we message them on Facebook?", '"Lovely staff!" - Mya, via a Facebook review',
+     "unknown"),
+    ("Can we message them on Facebook?",
+     "ဧည့်သည်တွေ Facebook မှာ တင်ထားတဲ့ ဓာတ်ပုံတွေ ကြည့်ပြီး လာကြတယ်", "unknown"),
+    ("Can we message them on Facebook?", "Facebook: Golden Lotus Tailor Taunggyi", "yes"),
+    ("Can we message them on Facebook?", "ทักเพจ Facebook ได้ตลอดค่ะ", "yes"),
+    ("Can we message them on Facebook?", "Sorry, we are not on Facebook.", "no"),
+    ("Can we message them on Facebook?", "အခန်းစျေးနှုန်းကို Rooms စာမျက်နှာမှာ ကြည့်ပါ", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -40,7 +40,7 @@ def meant(key: str, text: str) -> bool:
         stems, words = needs
         # (its own words, not what its group brings: "transfer" brings "bank")
         if stems.isdisjoint(stems_of(text)) \
-                and not any(word in text for word in words):
+                and not any(word in text.casefold() for word in words):
             return False
     if any(key.startswith(word) for word in rules.incoming) and rules.incoming_from is not None \
             and rules.incoming_from.search(text) and not _FROM_TO.search(text):

@@ -136,12 +136,18 @@ def vocabulary() -> Vocabulary:
                       frozenset(range(len(own))),
                       {stem(key): tuple(str(p).casefold() for p in phrases)
                        for key, phrases in (data.get("unrelated") or {}).items()},
-                      {stem(key): (frozenset(stem(w) for w in words if w.isascii()),
-                                   tuple(w for w in words if not w.isascii()))
+                      {stem(key): (frozenset(stem(w) for w in words if _WORD.fullmatch(w)),
+                                   tuple(w.casefold() for w in words
+                                         if not _WORD.fullmatch(w)))
                        for key, words in (data.get("context") or {}).items()},
                       {name: (frozenset(stem(w) for w in kind.get("members") or ()),
                               frozenset(stem(w) for w in kind.get("with") or ()))
                        for name, kind in (data.get("kinds") or {}).items()})
+
+
+#: An English word of ``context:`` (matched by its stem; anything else, "Facebook:" or
+#: a Thai word, as written).
+_WORD = re.compile(r"[A-Za-z0-9'’]+")
 
 
 def _means(english: Sequence[str], own: bool) -> frozenset[str]:
