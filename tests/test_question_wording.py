@@ -332,6 +332,16 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Can we message them on Facebook?", "ทักเพจ Facebook ได้ตลอดค่ะ", "yes"),
     ("Can we message them on Facebook?", "Sorry, we are not on Facebook.", "no"),
     ("Can we message them on Facebook?", "အခန်းစျေးနှုန်းကို Rooms စာမျက်နှာမှာ ကြည့်ပါ", "unknown"),
+    # chatting or talking with someone in English is speaking it
+    ("Can somebody talk with a visitor in English?", "Our receptionist speaks good English.",
+     "yes"),
+    ("Anyone who can chat to a tourist in English?", "พนักงานพูดภาษาอังกฤษได้ค่ะ", "yes"),
+    # where it is asked ("on the premises") asks nothing more
+    ("Are dogs allowed on the premises?", "Sorry, no pets inside.", "no"),
+    ("Are pets welcome on the premises?", "Cat food and pet shampoo sold here.", "unknown"),
+    # a walk-up is a walk-in; Burmese "must register first" is no walk-in
+    ("Walk-ins OK?", "Sorry, we can't take walk-up customers.", "no"),
+    ("Can people drop in without booking?", "သင်တန်းအတွက် ကြိုတင် စာရင်းပေးရပါမယ်", "no"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

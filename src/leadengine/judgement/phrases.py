@@ -38,7 +38,7 @@ ASKING = frozenset({
     "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
     "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
     "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one",
-    "well", "enough", "let", "lets", "actually"})
+    "well", "enough", "let", "lets", "actually", "premises", "hey", "hi"})
 
 
 @lru_cache(maxsize=4096)
