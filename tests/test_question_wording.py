@@ -342,6 +342,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # a walk-up is a walk-in; Burmese "must register first" is no walk-in
     ("Walk-ins OK?", "Sorry, we can't take walk-up customers.", "no"),
     ("Can people drop in without booking?", "သင်တန်းအတွက် ကြိုတင် စာရင်းပေးရပါမယ်", "no"),
+    # ordering on a chat app is ordering by chat; rooms sold on a booking site are sold online
+    ("Can customers order by chat?", "Order cakes on Telegram: @sweetbago", "yes"),
+    ("Can you buy from them without going there?", "Rooms can be booked on Agoda.", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
