@@ -92,6 +92,16 @@ def test_a_burmese_evening_before_a_clock_time_is_afternoon() -> None:
     assert (found["o"].value, found["c"].value) == ("10:00", "20:30")
 
 
+@pytest.mark.parametrize(("cells", "said"), [
+    ("Opening hours\nMon – Fri\n9:00 – 20:00\nSat, Sun\n9:00 – 16:00", "yes"),
+    ("Hours\nSat & Sun\nClosed", "no"),
+    ("ဖွင့်ချိန်\nစနေ၊ တနင်္ဂနွေ\nမနက် ၉ နာရီ – ညနေ ၄ နာရီ", "yes"),
+    ("Sun, sea and good coffee.", "unknown"),
+])
+def test_a_table_row_of_listed_days_is_read_with_its_hours(cells: str, said: str) -> None:
+    assert answer("Open on Sundays?", cells) == said
+
+
 def test_a_time_asked_as_a_header_is_the_opening_time() -> None:
     found = answer_all([Question(id="q", ask="Opens at (24h)?", type="text")],
                        [("https://x.example/", "Open daily 9:30–18:00")])["q"]

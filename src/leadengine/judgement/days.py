@@ -109,9 +109,11 @@ def _names(text: str) -> list[tuple[int, int, int]]:
         name = match.group(1).lower()
         if name in _SHORT_EN and text.strip().lower() != name:  # a table cell: "Sat"
             after = text[match.end():match.end() + 8]
-            if not re.match(r"\s*[-–—:.,&/0-9]|\s*(?:to|and|closed|open|off)\b",
-                            after + " ", re.I):
-                continue
+            listed = found and re.fullmatch(r"\s*(?:[,&/]|and)\s*",
+                                            text[found[-1][1]:match.start()], re.I)
+            if not listed and not re.match(r"\s*[-–—:.,&/0-9]|\s*(?:to|and|closed|open|off)\b",
+                                           after + " ", re.I):
+                continue  # "Sun" is a day after a day ("Sat, Sun"), not the sun
         if name == "อาทิตย์" and text[match.end():match.end() + 2] == "ละ":
             continue  # อาทิตย์ละ: "a week" (twice a week), not Sunday
         found.append((match.start(), match.end(), _DAY_OF[name]))
@@ -218,7 +220,7 @@ def _only_days(text: str) -> bool:
     for start, end, _ in reversed(_names(rest)):
         rest = rest[:start] + " " + rest[end:]
     rest = _HOLIDAYS.sub(" ", rest)
-    return not re.sub(r"[\s:.,&\-–/]|and|และ|နှင့်|holidays?", "", rest, flags=re.I)
+    return not re.sub(r"[\s:.,&\-–/၊]|and|และ|နှင့်|holidays?", "", rest, flags=re.I)
 
 
 def asked_day(stems: Iterable[str]) -> int | None:
