@@ -355,6 +355,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # ordering on a chat app is ordering by chat; rooms sold on a booking site are sold online
     ("Can customers order by chat?", "Order cakes on Telegram: @sweetbago", "yes"),
     ("Can you buy from them without going there?", "Rooms can be booked on Agoda.", "yes"),
+    # a lower price is a discount, "15% off" one; a senior discount is not everyone's
+    ("Do they give groups a lower price?", "Groups of 10+ get 15% off.", "yes"),
+    ("senior discount?", "Weekday mornings: 20% off every class.", "unknown"),
+    ("senior discount?", "ผู้สูงอายุ ลด 10% ทุกวันค่ะ", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -104,7 +104,7 @@ class DaySaying:
 def _names(text: str) -> list[tuple[int, int, int]]:
     """(start, end, day) of each day named in ``text``; short English forms only where
     they are days (followed by a dash, colon, dot, comma, digit or a day)."""
-    found = []
+    found: list[tuple[int, int, int]] = []
     for match in _DAY_RE.finditer(text):
         name = match.group(1).lower()
         if name in _SHORT_EN and text.strip().lower() != name:  # a table cell: "Sat"

@@ -323,16 +323,6 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
 _ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|รับแต่|ပဲ|သာ|မျိုးတည်း")
 
 
-#: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
-#: next door", "parking at the mall nearby", "the bakery next door delivers to us".
-ELSEWHERE = re.compile(
-    r"(?<![a-z])(?:next door|nearby|near by|neighbou?ring|across the (?:street|road)|"
-    r"(?:friend|neighbou?r)s?['’]s?|"
-    r"opposite the|"
-    r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|"
-    r"ဘေးက|ဘေးဆိုင်|အနီးနား", re.I)
-
-
 #: A site menu's links, as whole lines.
 _NAVIGATION = frozenset({"home", "home page", "homepage", "หน้าแรก", "ပင်မစာမျက်နှာ"})
 

@@ -1,6 +1,6 @@
 """Whether a sentence says yes or no: negation in English, Thai and Burmese, scoped
-to a clause; and a page's own questions (an FAQ's "Do you deliver?") answered by the
-sentence after them."""
+to a clause; what says no yes about the business now (a neighbour's, a plan); and a
+page's own questions (an FAQ's "Do you deliver?") answered by the sentence after them."""
 
 from __future__ import annotations
 
@@ -41,6 +41,16 @@ PLANNED = re.compile(
     r"not (?:yet )?(?:but|until))(?![\w])"
     r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า"
     r"|နောက်လ|နောက်နှစ်|မကြာမီ|စီစဉ်နေ|လာမယ့်\s?လ", re.I)
+#: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
+#: next door", "parking at the mall nearby", "the bakery next door delivers to us".
+ELSEWHERE = re.compile(
+    r"(?<![a-z])(?:next door|nearby|near by|neighbou?ring|across the (?:street|road)|"
+    r"(?:friend|neighbou?r)s?['’]s?|"
+    r"opposite the|"
+    r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|"
+    r"ဘေးက|ဘေးဆိုင်|အနီးနား", re.I)
+
+
 #: A clause that says the opposite: English words, and Thai and Burmese markers.
 NEGATION = re.compile(
     r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|nobody|no one|no-one|without|cannot|"

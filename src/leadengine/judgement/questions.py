@@ -46,7 +46,6 @@ from leadengine.judgement.counts import (
 from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.exclusive import only_answer
 from leadengine.judgement.matching import (
-    ELSEWHERE,
     SOFT,
     Wanted,
     best_line,
@@ -62,6 +61,7 @@ from leadengine.judgement.phrases import plain_ask, what_is_asked
 from leadengine.judgement.polarity import (
     CANCELLED_TH,
     CLAUSE,
+    ELSEWHERE,
     PLANNED,
     faq_answer,
     is_asked,

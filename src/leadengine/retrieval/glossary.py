@@ -58,9 +58,10 @@ class Glossary:
         #: Unspaced-script terms by their first two characters, longest first.
         self.prefixes: Buckets[int] = buckets(script)
         self.latin = latin
+        # A term that starts with a sign may follow a word: "15% off".
         self._latin_pattern = re.compile(
-            r"(?<![\w])(?:" + "|".join(re.escape(t) for t in sorted(latin, key=len,
-                                                                     reverse=True))
+            r"(?:(?<![\w])|(?=[^\w\s]))(?:" + "|".join(
+                re.escape(t) for t in sorted(latin, key=len, reverse=True))
             + r")(?:e?s)?(?![\w])") if latin else None
 
     def matches(self, query: str) -> list[int]:
