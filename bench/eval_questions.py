@@ -100,7 +100,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "ai": FIXTURES / "questions_ai", "aj": FIXTURES / "questions_aj",
         "ak": FIXTURES / "questions_ak", "al": FIXTURES / "questions_al",
         "am": FIXTURES / "questions_am", "an": FIXTURES / "questions_an",
-        "ao": FIXTURES / "questions_ao", "ap": FIXTURES / "questions_ap"}
+        "ao": FIXTURES / "questions_ao", "ap": FIXTURES / "questions_ap",
+        "aq": FIXTURES / "questions_aq", "ar": FIXTURES / "questions_ar",
+        "as": FIXTURES / "questions_as"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
