@@ -57,6 +57,12 @@ def test_a_fact_asked_in_a_teams_own_words_is_read_as_the_fact(ask: str, key: st
 
 
 @pytest.mark.parametrize(("ask", "plain"), [
+    ("For the loyalty-app pitch, do they have a stamp card?", "do they have a stamp card?"),
+    ("So that we call at a good time, when do they open?", "when do they open?"),
+    ("Our delivery pitch depends on it: do they deliver?", "do they deliver?"),
+    ("We sell card terminals, so do they take cards already?", "do they take cards already?"),
+    ("Delivery to cust. addr?", "Delivery to customer address?"),
+    ("For groups of ten, is there a discount?", "For groups of ten, is there a discount?"),
     ("Could you find out whether they deliver to offices?", "they deliver to offices?"),
     ("We need to know if they take cards - do they?", "they take cards"),
     ("Some of our reps only speak English, so could you check whether someone there "

@@ -52,6 +52,7 @@ def plain_ask(ask: str) -> str:
     pattern, full = _abbreviations()
     text = pattern.sub(lambda m: full[m.group().lower()], ask)
     text = _TAG.sub("", text)
+    text = _REASON.sub("", text, count=1)
     wrapped = _WRAPPING.search(text)
     return text[wrapped.end():].lstrip() if wrapped else text
 
@@ -62,6 +63,13 @@ _WRAPPING = re.compile(
     r"\b(?:find out|check|tell (?:us|me)|let (?:us|me) know|confirm|verify|see|ask|"
     r"look into|figure out|know|learn|establish)\s+(?:(?:for us|please)\s+)?"
     r"(?:whether|if\b|(?=(?:what|when|how|which|where|who|at what)\b))", re.I)
+#: A brief's reason before its question: "For the card-terminal campaign, ...", "So that
+#: nobody rings them after hours, what time...", "We pitch a QR add-on, so can their
+#: customers...", "Our campaign needs this: is there...".
+_REASON = re.compile(
+    r"^(?:[^?]*?(?:,\s*so|:)\s+(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
+    r"where|how|which|who|have|has)\b)|(?:for (?:the|our|this|a|an)|to|so that|in order to|"
+    r"since|because|as)\b[^,?]*,\s*)", re.I)
 #: A tag after the question: "- do they?", ", can they?", "- could you find that out?".
 _TAG = re.compile(r"\s*[-–—,;]\s*(?:(?:do|does|can|will|is|are|would)(?: not|n't)? "
                   r"(?:they|it|there|we)|could you (?:(?!whether|if\b)[^?])*)\s*\?\s*$", re.I)
