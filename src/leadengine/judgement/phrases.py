@@ -53,6 +53,7 @@ def plain_ask(ask: str) -> str:
     text = pattern.sub(lambda m: full[m.group().lower()], ask)
     text = _TAG.sub("", text)
     text = _REASON.sub("", text, count=1)
+    text = _SHORT_DAY.sub(lambda m: m.group(1) + _DAY_NAMES[m.group(2).lower()[:3]], text)
     wrapped = _WRAPPING.search(text)
     return text[wrapped.end():].lstrip() if wrapped else text
 
@@ -70,6 +71,14 @@ _REASON = re.compile(
     r"^(?:[^?]*?(?:,\s*so|:)\s+(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
     r"where|how|which|who|have|has)\b)|(?:for (?:the|our|this|a|an)|to|so that|in order to|"
     r"since|because|as)\b[^,?]*,\s*)", re.I)
+#: A weekday written short beside an opening word ("Open Sun?", "Sat/Sun hours?").
+_SHORT_DAY = re.compile(
+    r"(?i)(\b(?:open|opens|opening|closed|closes|trading|trade|works?|hours)\s+(?:on\s+)?|"
+    r"(?<![\w])(?=\w+\.?\s*(?:/|&|and|-|–)?\s*(?:(?:sat|sun)\.?\s+)?"
+    r"(?:open|opening|hours|closed|trading)\b))(sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)"
+    r"\.?(?![\w])")
+_DAY_NAMES = {"sun": "Sunday", "mon": "Monday", "tue": "Tuesday", "wed": "Wednesday",
+              "thu": "Thursday", "fri": "Friday", "sat": "Saturday"}
 #: A tag after the question: "- do they?", ", can they?", "- could you find that out?".
 _TAG = re.compile(r"\s*[-–—,;]\s*(?:(?:do|does|can|will|is|are|would)(?: not|n't)? "
                   r"(?:they|it|there|we)|could you (?:(?!whether|if\b)[^?])*)\s*\?\s*$", re.I)
