@@ -369,6 +369,22 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they give groups a lower price?", "Groups of 10+ get 15% off.", "yes"),
     ("senior discount?", "Weekday mornings: 20% off every class.", "unknown"),
     ("senior discount?", "ผู้สูงอายุ ลด 10% ทุกวันค่ะ", "yes"),
+    # where it is asked ("on site") asks nothing more; explaining in English is speaking it
+    ("English-speaking staff on site?", "The owner can explain everything in English.", "yes"),
+    ("English-speaking staff on site?", "ที่ร้านไม่มีใครพูดภาษาอังกฤษได้ค่ะ", "no"),
+    # ส่งดอกไม้ (sending flowers) holds no งด (refrain)
+    ("Delivery to customer address?", "บริการส่งดอกไม้ถึงบ้านทั่วกรุงเทพฯ", "yes"),
+    # "currently" only asks; a job found for a customer is no opening of theirs
+    ("Are they currently hiring?", "We are hiring a barista - apply inside!", "yes"),
+    ("Are they currently hiring?", "Job placement help for all our graduates.", "unknown"),
+    # writing to a page is messaging it
+    ("Do they have a Facebook page we could write to?", "Facebook: Golden Scissors Bago", "yes"),
+    # a label answered on its own line; a question answered in its own line
+    ("Parking for customers?", "Parking: sorry, none - the lane is too narrow.", "no"),
+    ("Parking for customers?", "Parking: free, behind the shop.", "yes"),
+    ("Walk-ins OK?", "Group classes: no need to book, just come at 9.", "yes"),
+    ("Gift vouchers?", "Q: Do you sell gift vouchers? A: Not yet, sorry!", "no"),
+    ("Gift vouchers?", "ถาม: มีบัตรของขวัญไหมคะ? ตอบ: มีค่ะ ราคา 500 บาท", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -38,7 +38,8 @@ ASKING = frozenset({
     "anything", "person", "other", "else", "ok", "okay", "possible", "like", "accepted",
     "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
     "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one",
-    "well", "enough", "let", "lets", "actually", "premises", "hey", "hi"})
+    "well", "enough", "let", "lets", "actually", "premises", "hey", "hi", "currently",
+    "already", "presently", "nowadays", "now"})
 
 
 @lru_cache(maxsize=4096)
@@ -104,6 +105,7 @@ def what_is_asked(ask: str) -> str:
     appointments does not answer it) or not asked ("instead of collecting it")."""
     core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
     core = _SUCH_AS.sub(", ", core)  # each example an alternative
+    core = _WHERE_ASKED.sub(" ", core)  # "English-speaking staff on site?": there
     core = _SHARED_HEAD.sub(r"\1 or \3 \2", core)  # "bank card or credit card"
     for pattern, word in asked_as():
         core = pattern.sub(f" {word} ", core)
@@ -130,6 +132,10 @@ def _kinds_joined(found: re.Match[str]) -> str:
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
 _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
+#: Where a question's thing is, said at its end ("staff on site?", "Wi-Fi in store?"):
+#: the business's place, no thing asked.
+_WHERE_ASKED = re.compile(r"\b(?:on[- ]site|on the premises|in[- ]store|in the (?:shop|store)|"
+                          r"at the (?:shop|store|place))\s*(?=[?.!]|$)")
 #: Where examples of a kind begin ("a phone wallet such as PromptPay or KBZPay"): each
 #: example answers the question as the kind does.
 _SUCH_AS = re.compile(r",?\s*(?<![a-z])(?:such as|e\.g\.|eg\.|for example|for instance)\s")

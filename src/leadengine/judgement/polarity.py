@@ -64,7 +64,7 @@ NEGATION = re.compile(
     r"|ห้าม"
     # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or
     # across two words (ส่งด่วน: express delivery).
-    r"|ไม่|งด(?!งาม|[\u0e48-\u0e4b])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
+    r"|ไม่|(?<![\u0e48-\u0e4b])งด(?!งาม|[\u0e48-\u0e4b])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
     # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ.
     r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
     r"(?:ရှင|ခင်ဗျ|နော်|(?![\u1000-\u1021])))"
@@ -99,6 +99,12 @@ def is_asked(text: str) -> bool:
 def negated(clause: str) -> bool:
     """Whether ``clause`` says no ("no need to book" does not)."""
     return NEGATION.search(NO_NEED.sub(" ", clause)) is not None
+
+
+def begins_no(answer: str) -> bool:
+    """Whether an answer begins by saying no ("Sorry, none", "No", ไม่มี); "no need to
+    book" does not."""
+    return _NO.search(NO_NEED.sub(" ", answer)) is not None
 
 
 def faq_answer(answer: str, clause: str = "") -> str:

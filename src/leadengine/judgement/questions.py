@@ -63,6 +63,7 @@ from leadengine.judgement.polarity import (
     CLAUSE,
     ELSEWHERE,
     PLANNED,
+    begins_no,
     faq_answer,
     is_asked,
     negated,
@@ -249,8 +250,13 @@ def _counts(want: Wanted) -> Callable[[str], bool]:
 def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
     """Yes or no, by the line that holds the question's words: "no" when its clause
     is negated or says the opposite ("cash only"). A question of the page's own (an
-    FAQ's "Do you deliver?") is answered by the line after it; a heading ("Parking")
-    is answered "no" by a line after it that begins negated ("Not available")."""
+    FAQ's "Do you deliver?") is answered by the line after it, or in the line ("Q: ...?
+    A: ..."); a heading ("Parking") is answered "no" by a line after it that begins
+    negated ("Not available"), a label by what follows it ("Parking: sorry, ...")."""
+    inline = _INLINE_ANSWER.search(line.text)
+    if inline and is_asked(line.text[:inline.start()]):
+        line = Line(line.text[:inline.start()], line.source, line.stems,
+                    line.text[inline.end():])
     if is_asked(line.text) and line.after:
         answer = Line(line.after, line.source, frozenset())
         said = "no" if opposed(want, line.after) else faq_answer(line.after,
@@ -259,7 +265,9 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
             # The page asks the other way round ("Do I need to book?" - "No"): walk-ins.
             said = "yes" if said == "no" else "no"
         return Answer(said, _with_next(line), line.source, confidence)
-    if negates(want, clause) or opposed(want, clause):
+    _, labelled, told = clause.partition(":")
+    if negates(want, clause) or opposed(want, clause) or (
+            labelled and begins_no(told)):
         return Answer("no", evidence_of(line), line.source, confidence)
     if _label(line, want) and line.after:
         first = next((p for p in CLAUSE.split(line.after) if p and p.strip()), "")
@@ -268,6 +276,10 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
     if ELSEWHERE.search(line.text) or PLANNED.search(clause):
         return NOT_ANSWERED  # a neighbour's Wi-Fi or parking, a card machine "soon"
     return Answer("yes", evidence_of(line), line.source, confidence)
+
+
+#: Where a line's own answer to its own question starts: "Q: ...? A: ...".
+_INLINE_ANSWER = re.compile(r"(?:^|\s)(?:A|Ans|Answer|ตอบ|ဖြေ)\s*[:：]\s*")
 
 
 def _with_next(line: Line) -> str:
