@@ -385,6 +385,13 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Walk-ins OK?", "Group classes: no need to book, just come at 9.", "yes"),
     ("Gift vouchers?", "Q: Do you sell gift vouchers? A: Not yet, sorry!", "no"),
     ("Gift vouchers?", "ถาม: มีบัตรของขวัญไหมคะ? ตอบ: มีค่ะ ราคา 500 บาท", "yes"),
+    # Wi-Fi or parking for the staff only is none for customers
+    ("free wifi for customers?", "Sorry, the Wi-Fi is for staff only.", "no"),
+    ("Free Wi-Fi for guests?", "The studio is a Wi-Fi-free space.", "no"),
+    ("Parking for customers?", "Sorry, our parking is for staff only.", "no"),
+    ("Parking for customers?", "The Wi-Fi is for staff only. Park in front.", "yes"),
+    # Burmese "without coming" is how they sell, not a "no"
+    ("Can people buy without going there?", "ဆိုင်ကို မလာဘဲ Viber ကနေ မှာလို့ ရပါတယ်။", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -26,6 +26,8 @@ NO_NEED = re.compile(
     r"|ไม่\S{1,8}ไม่คิด\S*"
     # "ไม่ซื้อก็ไม่ว่า": no problem if you don't buy.
     r"|ไม่\S{0,12}ก็ไม่ว่า\S*|ไม่ว่ากัน"
+    # Burmese "without coming" (ဆိုင်ကို မလာဘဲ ... မှာလို့ရ: order without coming): a manner.
+    r"|(?<![\u1000-\u109f])မ(?:လာ|သွား|ဝင်)(?:ရ)?ဘဲ"
     # Burmese "without booking": ဘွတ်ကင် မလုပ်ဘဲ (not doing a booking, ...).
     r"|(?:ဘွတ်ကင်|ဘိုကင်|ချိန်းဆို|စာရင်းပေး)\s?မ[^\s။]*ဘဲ"
     # A public holiday is an "office-closed day" (ရုံးပိတ်ရက်), a holiday a "stop day".

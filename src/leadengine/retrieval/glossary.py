@@ -58,11 +58,15 @@ class Glossary:
         #: Unspaced-script terms by their first two characters, longest first.
         self.prefixes: Buckets[int] = buckets(script)
         self.latin = latin
-        # A term that starts with a sign may follow a word: "15% off".
+        # A term that starts with a sign may follow a word ("15% off"); one that ends in
+        # Thai or Burmese may run on into the next word ("Viber ကနေ မှာလို့").
+        ordered = sorted(latin, key=len, reverse=True)
         self._latin_pattern = re.compile(
-            r"(?:(?<![\w])|(?=[^\w\s]))(?:" + "|".join(
-                re.escape(t) for t in sorted(latin, key=len, reverse=True))
-            + r")(?:e?s)?(?![\w])") if latin else None
+            r"(?:(?<![\w])|(?=[^\w\s]))(?:(?:" + "|".join(
+                re.escape(t) for t in ordered if t[-1].isascii())
+            + r")(?:e?s)?(?![\w])|" + "|".join(
+                [re.escape(t) for t in ordered if not t[-1].isascii()]
+                or ["(?!)"]) + ")") if latin else None
 
     def matches(self, query: str) -> list[int]:
         """The groups whose terms ``query`` holds, in order of first appearance."""
