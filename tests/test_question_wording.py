@@ -392,6 +392,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Parking for customers?", "The Wi-Fi is for staff only. Park in front.", "yes"),
     # Burmese "without coming" is how they sell, not a "no"
     ("Can people buy without going there?", "ဆိုင်ကို မလာဘဲ Viber ကနေ မှာလို့ ရပါတယ်။", "yes"),
+    # a member card, a discount coupon, a bus stop, a customer's quoted post are not it
+    ("Card payments accepted?", "Member ကတ် စနစ် မရှိပါ။", "unknown"),
+    ("Do they sell gift vouchers?", "รับคูปองส่วนลด 10% ไว้ใช้ครั้งหน้า", "unknown"),
+    ("Parking for customers?", "ร้านอยู่ติดที่จอดรถเมล์สาย 8", "unknown"),
+    ("Do they have a Facebook page?", "โพสต์จากเฟซบุ๊กของคุณแอน: อร่อยมาก", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
