@@ -397,6 +397,12 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they sell gift vouchers?", "รับคูปองส่วนลด 10% ไว้ใช้ครั้งหน้า", "unknown"),
     ("Parking for customers?", "ร้านอยู่ติดที่จอดรถเมล์สาย 8", "unknown"),
     ("Do they have a Facebook page?", "โพสต์จากเฟซบุ๊กของคุณแอน: อร่อยมาก", "unknown"),
+    # a car park at a named place, or a public one's, is somewhere else's
+    ("Parking for customers?", "Meet us at the car park at Patong Pier.", "unknown"),
+    ("Parking for customers?", "Park at Central Festival and walk five minutes.", "unknown"),
+    ("Parking for customers?", "The driver waits at the airport car park.", "unknown"),
+    ("Parking for customers?", "Sorry, there is no parking at Golden Pestle.", "no"),
+    ("Parking for customers?", "Parking in Soi 3 is free for our customers.", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

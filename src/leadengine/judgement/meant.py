@@ -120,9 +120,17 @@ def _compound(written: str) -> re.Pattern[str]:
 
 
 def _place(key: str, qualifiers: Iterable[str]) -> re.Pattern[str]:
-    """Capitalised words before "Park"; or a qualifier before "park" (any case)."""
+    """Capitalised words before "Park"; a qualifier before "park" (any case); a park
+    at a named place or a public one's ("car park at Bali Hai Pier", "park at Central",
+    "the airport car park"): somewhere else's."""
     named = re.escape(key.capitalize())
-    forms = [rf"\b(?:[A-Z][\w'-]+\s+)+{named}\b"]
+    forms = [rf"\b(?:[A-Z][\w'-]+\s+)+{named}\b",
+             # (not "no parking at Loft Eight": theirs; not an address, "in Soi 5")
+             rf"(?<![Nn]o )(?i:\b(?:car\s+|bike\s+)?{re.escape(key)}\w*)\s+(?:at|in|near)\s+"
+             r"(?:the\s+)?(?!(?:Soi|Road|Rd|Street|St|Lane|Moo|Building|Block|Floor|Level|No)\b)"
+             r"[A-Z][\w'-]+",
+             rf"(?i:\b(?:airport|market|viewpoint|pier|station|hospital|temple|mall|stadium|"
+             rf"beach|hill)\s+(?:car\s+|bike\s+)?{re.escape(key)}\w*)"]
     words = _one_of(qualifiers)
     if words:
         forms.append(rf"(?i:\b{words}\s+{re.escape(key)}\b)")
