@@ -403,6 +403,14 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Parking for customers?", "The driver waits at the airport car park.", "unknown"),
     ("Parking for customers?", "Sorry, there is no parking at Golden Pestle.", "no"),
     ("Parking for customers?", "Parking in Soi 3 is free for our customers.", "yes"),
+    # goods sent to the shop (Burmese "from ... sent"), a message sent, guests' app orders
+    ("Do they deliver?", "ကော်ဖီစေ့ကို ပြင်ဦးလွင်ကနေ လစဉ် ပို့ပေးတာမို့ လတ်ဆတ်ပါတယ်။", "unknown"),
+    ("Do they deliver?", "ဆိုင်ကနေ အိမ်အရောက် ပို့ပေးပါတယ်။", "yes"),
+    ("Do they deliver?", "နယ်မြို့တွေကို ကားဂိတ်ကနေ ပို့ပေးပါတယ်။", "yes"),
+    ("Do they deliver?", "ဓာတ်ခွဲ အဖြေကို Viber နဲ့ ပို့ပေးပါတယ်။", "unknown"),
+    ("Do they deliver?", "We send your receipt by email.", "unknown"),
+    ("Do they deliver?", "Grab riders can leave your food at reception.", "unknown"),
+    ("Do they deliver?", "We deliver to your home within 5 km.", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

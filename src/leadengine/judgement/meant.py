@@ -110,7 +110,16 @@ def _incoming(words: Iterable[str]) -> re.Pattern[str] | None:
         return None
     return re.compile(rf"\b(?:{done})\b(?:[^\w.;:!?]+\w+){{0,4}}?[^\w.;:!?]+from\s+"
                       r"(?!our\b(?!\s+(?:\w+['’]s\b|neighbo|supplier|partner|friend))|us\b|"
-                      r"the (?:shop|store|farm)\b|[\d฿$]|[๐-๙၀-၉])", re.I)
+                      r"the (?:shop|store|farm)\b|[\d฿$]|[๐-๙၀-၉])" + _INCOMING_MY, re.I)
+
+
+#: Burmese: sent "from" somewhere (ကနေ, ဆီက) or "to the shop" (ဆိုင်ကို), within a few
+#: words before ပို့ (send) or မှာ (order), with no customer's home or "up to" after it
+#: ("ခေါက်ဆွဲကို သီပေါကနေ နေ့တိုင်း ကားနဲ့ ပို့ပေးတာ": the noodles come from Hsipaw); not
+#: from a bus terminal or a post office (ကားဂိတ်ကနေ ပို့: how orders go out).
+_INCOMING_MY = (r"|(?:(?<!ဂိတ်)(?<!စာတိုက်)ကနေ|ဆီက|ဆီကနေ|ဆိုင်ကို)\s*(?:" + r"(?:(?!" + "အိမ်|အထိ|အရောက်"
+                + r")[^\s။])+\s+){0,4}?[^\s။]*(?:ပို့|မှာယူ|မှာပြီး)"
+                r"(?![^။]*(?:အိမ်|အထိ|(?<!ဆိုင်)အရောက်))")
 
 
 def _compound(written: str) -> re.Pattern[str]:
