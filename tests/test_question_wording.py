@@ -411,6 +411,14 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they deliver?", "We send your receipt by email.", "unknown"),
     ("Do they deliver?", "Grab riders can leave your food at reception.", "unknown"),
     ("Do they deliver?", "We deliver to your home within 5 km.", "yes"),
+    # no need to come to the shop is buying without going; in-store only is not
+    ("Can people buy from them without going there?", "ရုံးကို လာစရာ မလိုပါ၊ ဖုန်းနဲ့ မှာပါ။", "yes"),
+    ("Can people buy from them without going there?", "รอรับของที่บ้านได้เลย ไม่ต้องมาที่ร้านค่ะ",
+     "yes"),
+    ("Do they sell online?", "We ship anywhere in Myanmar with Royal Express.", "yes"),
+    ("Do they sell online?", "Our gear shop is in-store only.", "no"),
+    ("Do they sell online?", "ဝယ်မယ်ဆိုရင် ဆိုင်ကို တိုက်ရိုက် လာရပါမယ်။", "no"),
+    ("Do they sell online?", "ร้านซ่อมเฉพาะที่หน้าร้านเท่านั้น", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
