@@ -419,6 +419,15 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they sell online?", "Our gear shop is in-store only.", "no"),
     ("Do they sell online?", "ဝယ်မယ်ဆိုရင် ဆိုင်ကို တိုက်ရိုက် လာရပါမယ်။", "no"),
     ("Do they sell online?", "ร้านซ่อมเฉพาะที่หน้าร้านเท่านั้น", "unknown"),
+    # a phone's Wi-Fi fault, a Wi-Fi SIM, the tea shop next door's Wi-Fi are not theirs
+    ("Free Wi-Fi for customers?", "แก้อาการ WiFi ไม่ติด / บลูทูธหาย", "unknown"),
+    ("Free Wi-Fi for customers?", "Buy a Wi-Fi SIM at the airport: cheaper than roaming.",
+     "unknown"),
+    ("Free Wi-Fi for customers?", "ဆေးခန်းနဲ့ ကပ်လျက် လက်ဖက်ရည်ဆိုင်မှာ Wi-Fi ရပါတယ်", "unknown"),
+    # a travel visa or a tasting card is no card payment
+    ("credit/debit cards accepted?", "ED visa course (1 year)", "unknown"),
+    ("Can I pay with a Visa card?", "Visa help for students", "unknown"),
+    ("credit/debit cards accepted?", "Every bag comes with a tasting card.", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -50,7 +50,7 @@ ELSEWHERE = re.compile(
     r"(?:friend|neighbou?r)s?['’]s?|"
     r"opposite the|"
     r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|"
-    r"ဘေးက|ဘေးဆိုင်|အနီးနား", re.I)
+    r"ဘေးက|ဘေးဆိုင်|အနီးနား|ကပ်လျက်", re.I)
 
 
 #: A clause that says the opposite: English words, and Thai and Burmese markers.
