@@ -428,6 +428,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("credit/debit cards accepted?", "ED visa course (1 year)", "unknown"),
     ("Can I pay with a Visa card?", "Visa help for students", "unknown"),
     ("credit/debit cards accepted?", "Every bag comes with a tasting card.", "unknown"),
+    # a gift or member card is no payment card: "cash only" says nothing about it
+    ("Do they sell gift vouchers or gift cards?", "Cash only, sorry - no cards.", "unknown"),
+    ("Member card / points?", "ငွေသားနဲ့ Wave Pay နဲ့ပဲ ပေးလို့ရပါတယ်။", "unknown"),
+    ("Do they sell gift cards?", "Gift cards from 500 baht at the counter.", "yes"),
+    ("Do they take cards?", "Cash only, sorry - no cards.", "no"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -8,9 +8,10 @@ import re
 from collections.abc import Sequence
 
 from leadengine.judgement.answer import NOT_ANSWERED, UNKNOWN, Answer, evidence_of
-from leadengine.judgement.matching import Wanted, forms, matched
+from leadengine.judgement.matching import Wanted, matched
 from leadengine.judgement.polarity import CLAUSE, negated
 from leadengine.judgement.sentences import LATIN_WORD, Line, stems_of, translated, vocabulary
+from leadengine.judgement.wordforms import forms
 from leadengine.knowledge.rules import Question
 
 

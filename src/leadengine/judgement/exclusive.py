@@ -10,9 +10,10 @@ import re
 from collections.abc import Sequence
 
 from leadengine.judgement.answer import Answer, evidence_of
-from leadengine.judgement.matching import Wanted, meets
+from leadengine.judgement.matching import Wanted
 from leadengine.judgement.polarity import CLAUSE
 from leadengine.judgement.sentences import Line, stems_of, translated, vocabulary
+from leadengine.judgement.wordforms import meets
 
 #: "only": English, Thai (เท่านั้น, เฉพาะ, อย่างเดียว), Burmese (a word ending in သာ,
 #: ပဲ or တည်း, "နှစ်မျိုးတည်း" just two kinds, before a verb or the clause's end).
@@ -24,8 +25,8 @@ def only_answer(want: Wanted, lines: Sequence[Line]) -> Answer | None:
     """"no" from a clause that lists, with "only", members of a kind the question asks
     a member of but not that one; None when no clause does."""
     # what is asked, not how or which kind ("bank" of "bank cards")
-    asked = {key for key, weight, *_ in want.keys if weight == 1.0} or {
-        key for key, *_ in want.keys}
+    asked = ({key for key, weight, *_ in want.keys if weight == 1.0} or {
+        key for key, *_ in want.keys}) - want.other
     for line in lines:
         if ONLY.search(line.text) is None:
             continue

@@ -24,6 +24,7 @@ from leadengine.judgement.sentences import (
     vocabulary,
 )
 from leadengine.judgement.values import time_of, year_in
+from leadengine.judgement.wordforms import forms, meets, phrases_pattern, says
 from leadengine.knowledge.rules import Question
 from leadengine.retrieval.tokenize import STOP_WORDS
 
@@ -34,6 +35,8 @@ class Wanted:
     phrases that answer "no" about it."""
 
     keys: tuple[tuple[str, float, frozenset[str], tuple[str, ...]], ...]
+    #: Keys asked in their other sense ("card" of "gift card"): no kind of theirs.
+    other: frozenset[str] = frozenset()
 
     @property
     def total(self) -> float:
@@ -56,44 +59,6 @@ class Wanted:
                                    if not 1 < len(_phrase_stems(p)) <= len(
                                        _phrase_stems(p) & asked))))
             for key, _, synonyms, opposites in self.keys)
-
-
-#: What a word's stem may have past another's and still be the same word (Snowball
-#: leaves "deliv" and "deliveri", "child" and "children"); "takeaway" is not "take",
-#: "homemad" not "home".
-_ENDINGS = frozenset({"", "e", "s", "es", "i", "y", "ri", "eri", "er", "ers", "in", "ing",
-                      "ren", "ship", "al", "ion", "ment", "ed"})
-
-
-@cache
-def forms(stem: str) -> frozenset[str]:
-    """Every stem that :func:`meets` ``stem``."""
-    found = {stem}
-    if len(stem) >= 4:
-        found |= {stem + ending for ending in _ENDINGS}
-    found |= {stem[:-len(e)] for e in _ENDINGS
-              if e and stem.endswith(e) and len(stem) - len(e) >= 4}
-    return frozenset(found)
-
-
-@cache
-def phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One pattern finding any of ``phrases`` (casefolded) as :func:`says` does: Latin
-    ones as whole words; Thai and Burmese ones anywhere, but ปิด (closed) inside เปิด
-    (open)."""
-    if not phrases:
-        return None
-    parts = [rf"(?<![\w]){re.escape(p)}(?![\w])" if p.isascii() else
-             (rf"(?<!เ){re.escape(p)}" if p.startswith("ปิด") else re.escape(p))
-             for p in sorted(set(phrases), key=len, reverse=True)]
-    return re.compile("|".join(parts))
-
-
-def meets(stem: str, other: str) -> bool:
-    if stem == other:
-        return True
-    short, long_ = (stem, other) if len(stem) <= len(other) else (other, stem)
-    return len(short) >= 4 and long_.startswith(short) and long_[len(short):] in _ENDINGS
 
 
 def clauses(question: Question) -> list[Question]:
@@ -164,8 +129,19 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     if _CONDITION.match(core) and "," in core:
         modifiers |= {stem(w) for w in LATIN_WORD.findall(core.split(",", 1)[0])
                       if _weight(stem(w), set()) == NOVEL}
+    # A word asked in its other sense ("gift card", "member card") has no "no" of its
+    # kind: a page's "cash only" says nothing about gift cards.
+    other = frozenset(key for key in stems if _other_sense(key, core))
     return Wanted(tuple((key, _weight(key, modifiers), frozenset(either.get(key, ())),
-                         _by_stem(opposites, key)) for key in stems))
+                         () if key in other else _by_stem(opposites, key))
+                        for key in stems), other)
+
+
+def _other_sense(key: str, core: str) -> bool:
+    """Whether the question says ``key``'s word in a phrase of ``unrelated:`` (two words
+    or more: "gift card" for "card")."""
+    return any(" " in phrase and re.search(rf"(?<![\w]){re.escape(phrase)}s?(?![\w])", core)
+               for phrase in _by_stem(vocabulary().unrelated, key))
 
 
 def _by_stem(phrases: Mapping[str, tuple[str, ...]], key: str) -> tuple[str, ...]:
@@ -274,23 +250,6 @@ def _phrase_stems(phrase: str) -> frozenset[str]:
     """A phrase's own English stems (a Thai or Burmese one's: the words it means)."""
     own = stems_of(phrase) if phrase.isascii() else translated(phrase)
     return frozenset(own) or frozenset({phrase})
-
-
-def says(phrase: str, folded: str) -> bool:
-    """Whether ``folded`` holds ``phrase`` (a Latin phrase as whole words)."""
-    if not phrase.isascii():
-        # Thai puts no spaces between words: a phrase is any place it occurs, but the
-        # one known trap, ปิด (closed) inside เปิด (open), is stepped over.
-        return any(not (phrase.startswith("ปิด") and folded[i - 1:i] == "เ")
-                   for i in _places(phrase, folded))
-    return re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", folded) is not None
-
-
-def _places(phrase: str, text: str) -> Iterable[int]:
-    start = text.find(phrase)
-    while start >= 0:
-        yield start
-        start = text.find(phrase, start + 1)
 
 
 def opposed(want: Wanted, text: str, whole: bool = False) -> bool:

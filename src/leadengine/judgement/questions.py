@@ -51,7 +51,6 @@ from leadengine.judgement.matching import (
     best_line,
     clauses,
     matched,
-    meets,
     negates,
     opposed,
     wanted,
@@ -77,6 +76,7 @@ from leadengine.judgement.sentences import (
     translated,
 )
 from leadengine.judgement.values import ALL_DAY, number_in, time_of
+from leadengine.judgement.wordforms import meets
 from leadengine.knowledge.rules import Question
 from leadengine.retrieval.tokenize import STOP_WORDS
 

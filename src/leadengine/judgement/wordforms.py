@@ -1,0 +1,66 @@
+"""How a word or a phrase is found in a sentence, whatever its form: two stems are one
+word when one starts the other and the rest is an ending Snowball leaves ("deliv",
+"deliveri"); a Latin phrase is found as whole words, a Thai or Burmese one anywhere
+(they put no spaces between words)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+#: What a word's stem may have past another's and still be the same word (Snowball
+#: leaves "deliv" and "deliveri", "child" and "children"); "takeaway" is not "take",
+#: "homemad" not "home".
+_ENDINGS = frozenset({"", "e", "s", "es", "i", "y", "ri", "eri", "er", "ers", "in", "ing",
+                      "ren", "ship", "al", "ion", "ment", "ed"})
+
+
+@cache
+def forms(stem: str) -> frozenset[str]:
+    """Every stem that :func:`meets` ``stem``."""
+    found = {stem}
+    if len(stem) >= 4:
+        found |= {stem + ending for ending in _ENDINGS}
+    found |= {stem[:-len(e)] for e in _ENDINGS
+              if e and stem.endswith(e) and len(stem) - len(e) >= 4}
+    return frozenset(found)
+
+
+@cache
+def phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern finding any of ``phrases`` (casefolded) as :func:`says` does: Latin
+    ones as whole words; Thai and Burmese ones anywhere, but ปิด (closed) inside เปิด
+    (open)."""
+    if not phrases:
+        return None
+    parts = [rf"(?<![\w]){re.escape(p)}(?![\w])" if p.isascii() else
+             (rf"(?<!เ){re.escape(p)}" if p.startswith("ปิด") else re.escape(p))
+             for p in sorted(set(phrases), key=len, reverse=True)]
+    return re.compile("|".join(parts))
+
+
+def meets(stem: str, other: str) -> bool:
+    """Whether two stems are one word ("deliv" and "deliveri"; not "take" and
+    "takeaway")."""
+    if stem == other:
+        return True
+    short, long_ = (stem, other) if len(stem) <= len(other) else (other, stem)
+    return len(short) >= 4 and long_.startswith(short) and long_[len(short):] in _ENDINGS
+
+
+def says(phrase: str, folded: str) -> bool:
+    """Whether ``folded`` holds ``phrase`` (a Latin phrase as whole words)."""
+    if not phrase.isascii():
+        # Thai puts no spaces between words: a phrase is any place it occurs, but the
+        # one known trap, ปิด (closed) inside เปิด (open), is stepped over.
+        return any(not (phrase.startswith("ปิด") and folded[i - 1:i] == "เ")
+                   for i in _places(phrase, folded))
+    return re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", folded) is not None
+
+
+def _places(phrase: str, text: str) -> Iterable[int]:
+    start = text.find(phrase)
+    while start >= 0:
+        yield start
+        start = text.find(phrase, start + 1)
