@@ -131,7 +131,8 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
                       if _weight(stem(w), set()) == NOVEL}
     # A word asked in its other sense ("gift card", "member card") has no "no" of its
     # kind: a page's "cash only" says nothing about gift cards.
-    other = frozenset(key for key in stems if _other_sense(key, core))
+    payments = vocabulary().kinds.get("payment", (frozenset(), frozenset()))[0]
+    other = frozenset(key for key in stems if key in payments and _other_sense(key, core))
     return Wanted(tuple((key, _weight(key, modifiers), frozenset(either.get(key, ())),
                          () if key in other else _by_stem(opposites, key))
                         for key in stems), other)
@@ -235,8 +236,9 @@ def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
         if not met.isdisjoint(stems):
             # the word found, or its alternative ("mobile or QR payments": a QR code's)
             if (unrelated is None or unrelated.search(folded) is None) \
-                    and any(meant(word, text) for word in (key, *synonyms)
-                            if not forms(word).isdisjoint(stems)):
+                    and (key in want.other  # a gift card needs no paying beside it
+                         or any(meant(word, text) for word in (key, *synonyms)
+                                if not forms(word).isdisjoint(stems))):
                 held.append(key)
         elif (opposite is not None and opposite.search(folded) is not None) \
                 or (key == "year" and year_in(text) is not None) \
