@@ -102,7 +102,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "am": FIXTURES / "questions_am", "an": FIXTURES / "questions_an",
         "ao": FIXTURES / "questions_ao", "ap": FIXTURES / "questions_ap",
         "aq": FIXTURES / "questions_aq", "ar": FIXTURES / "questions_ar",
-        "as": FIXTURES / "questions_as"}
+        "as": FIXTURES / "questions_as", "at": FIXTURES / "questions_at",
+        "au": FIXTURES / "questions_au", "av": FIXTURES / "questions_av"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
