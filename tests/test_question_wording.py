@@ -29,6 +29,10 @@ def answer(ask: str, *lines: str) -> Any:
 
 
 @pytest.mark.parametrize(("ask", "key"), [
+    ("Are customers served without a prior booking or appointment?", "walk"),
+    ("Does the establishment have parking space available for customers?", "park"),
+    ("Is Wi-Fi internet access provided to customers on the premises?", "wifi"),
+    ("Does the business deliver its goods or services to the customer's address?", "deliv"),
     ("Is there a place for a visiting customer to leave a car or motorbike?", "park"),
     ("Somewhere to leave the car?", "park"),
     ("Where can I put my scooter when I visit?", "park"),
@@ -110,6 +114,13 @@ def test_a_burmese_evening_before_a_clock_time_is_afternoon() -> None:
 ])
 def test_a_table_row_of_listed_days_is_read_with_its_hours(cells: str, said: str) -> None:
     assert answer("Open on Sundays?", cells) == said
+
+
+def test_a_formal_questionnaires_time_is_asked_of_the_business_not_its_founding() -> None:
+    found = answer_all([Question(id="q", ask="At what time does the establishment open for "
+                                 "business?", type="text")],
+                       [("https://x.example/", "Established 1998.\nOpen daily 8:00-17:00")])
+    assert found["q"].value == "8:00"
 
 
 def test_a_time_asked_as_a_header_is_the_opening_time() -> None:
@@ -433,6 +444,16 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Member card / points?", "ငွေသားနဲ့ Wave Pay နဲ့ပဲ ပေးလို့ရပါတယ်။", "unknown"),
     ("Do they sell gift cards?", "Gift cards from 500 baht at the counter.", "yes"),
     ("Do they take cards?", "Cash only, sorry - no cards.", "no"),
+    # a formal questionnaire's words only ask ("the establishment", "employ", "maintain")
+    ("Does the business employ staff who are able to communicate in English?",
+     "All our instructors speak English.", "yes"),
+    ("Does the business maintain a LINE account through which it can be contacted?",
+     "LINE: @bakery99", "yes"),
+    # a gift voucher is no card payment; a cart the business parks is no parking
+    ("Does the establishment accept credit or debit cards?", "Gift voucher တော့ မရောင်းသေးပါဘူး။",
+     "unknown"),
+    ("Parking for customers?", "On Saturdays we park our food cart at the night market.",
+     "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -39,7 +39,8 @@ ASKING = frozenset({
     "fine", "product", "products", "goods", "item", "items", "stuff", "thing", "things",
     "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one",
     "well", "enough", "let", "lets", "actually", "premises", "hey", "hi", "currently",
-    "already", "presently", "nowadays", "now"})
+    "already", "presently", "nowadays", "now", "establishment", "establishments", "employ",
+    "employs", "maintain", "maintains", "means", "upon", "whether", "provided", "offered"})
 
 
 @lru_cache(maxsize=4096)
@@ -164,7 +165,8 @@ def asked_as() -> tuple[tuple[re.Pattern[str], str], ...]:
 
 
 #: Up to two words before a slot's entry that only say whose or which one.
-_DETERMINERS = (r"(?:(?:a|an|the|my|your|their|our|his|her|its|one|some|any|customers?|"
+_DETERMINERS = (r"(?:(?:a|an|the|my|your|their|our|his|her|its|one|some|any|prior|advance|"
+                r"previous|customers?|"
                 r"clients?|[a-z]+['’]s|[a-z]+s['’])\s+){0,2}")
 #: ``{words}``: up to six words.
 _GAP = r"(?:\S+\s+){0,6}?"
