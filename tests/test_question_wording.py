@@ -123,6 +123,18 @@ def test_a_formal_questionnaires_time_is_asked_of_the_business_not_its_founding(
     assert found["q"].value == "8:00"
 
 
+@pytest.mark.parametrize(("ask", "page", "told"), [
+    ("how late r they open, closing time?", "Open daily 6.30 am – 6 pm", "18:00"),
+    ("Until what time does the business stay open in the day?", "เปิดทุกวัน ๑๑ โมง – ๒ ทุ่ม",
+     "20:00"),
+    ("wat time they open??", "Regular clean (1–2 bedroom condo)\nOffice 8:00 - 18:00", "8:00"),
+    ("When do they open?", "General English (Levels 1–6)\nMon-Fri 9-17", "9:00"),
+])
+def test_a_time_asked_in_short_or_formal_words(ask: str, page: str, told: str) -> None:
+    found = answer_all([Question(id="q", ask=ask, type="text")], [("https://x.example/", page)])
+    assert found["q"].value == told
+
+
 def test_a_time_asked_as_a_header_is_the_opening_time() -> None:
     found = answer_all([Question(id="q", ask="Opens at (24h)?", type="text")],
                        [("https://x.example/", "Open daily 9:30–18:00")])["q"]

@@ -295,12 +295,14 @@ _OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day"
                          "first", "morn", "even", "night", "public", "nation", "visit",
                          "go", "come", "drop", "stop", "shut", "finish", "up", "show",
                          "turn", "arriv", "custom", "by", "end", "start", "begin", "each",
-                         "everi", "walk", "normal", "usual", "regular", "typic"})
+                         "everi", "walk", "normal", "usual", "regular", "typic", "stay"})
 _OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come", "trade",
                       "shut", "show", "arriv", "hour"})
 #: Words that ask for the closing time rather than the opening one.
 _CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
                       "end", "stop"})
+#: Asking how long they stay open: "Until what time...?", "How late...?".
+_UNTIL = re.compile(r"\b(?:until|till|how late)\b", re.I)
 #: A header asking for a time: "Opens at (24h)?", "Closes at?".
 _OPENS_AT = re.compile(r"\b(?:open|close|shut)s?\s+at\b", re.I)
 #: A question asking at what time ("When do they open in the morning?", "How late...?";
@@ -334,7 +336,8 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
         return late_answer(question.ask, lines)
     if question.type == "text" and ("time" in keys or _WHEN.match(question.ask)
                                     or _OPENS_AT.search(question.ask)):
-        return time_answer(bool(keys & _CLOSING), lines)  # "What time do they close?"
+        closing = bool(keys & _CLOSING) or _UNTIL.search(question.ask) is not None
+        return time_answer(closing, lines)  # "What time do they close?"
     return None
 
 

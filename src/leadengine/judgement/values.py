@@ -51,12 +51,13 @@ _BARE_HOURS = re.compile(r"(?<![\d.,:/])(\d{1,2})\s*[-–]\s*(\d{1,2})(?![\d.,:/
                          r"weeks?|months?|min|mins|minutes|times|pax|persons|pcs|cm|"
                          r"วัน(?!จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์)|สัปดาห์|เดือน|นาที|"
                          r"ครั้ง|ขวบ|ท่าน|ชิ้น|กก|กิโล|ซม|เมตร|ลิตร|ml|g|m|ရက်|ပတ်|လ|မိနစ်|ခါ|ယောက်|"
+                         r"bed|bedrooms?|rooms?|seats?|stars?|floors?|storeys?|cups?|sets?|pieces?|"
                          r"(?:jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)[a-z]*|ม\.ค|ก\.พ|มี\.ค|"
                          r"เม\.ย|พ\.ค|มิ\.ย|ก\.ค|ส\.ค|ก\.ย|ต\.ค|พ\.ย|ธ\.ค|มกรา|กุมภา|มีนา|เมษา|"
                          r"พฤษภา|มิถุนา|กรกฎา|สิงหา|กันยา|ตุลา|พฤศจิกา|ธันวา)(?![a-z]))", re.I)
 #: Words before a range of ages.
-_AGES = re.compile(r"(?:ages?|aged|kids|children|years|grades?|อายุ|เด็ก|ชั้น|အသက်|အတန်း)\s*$",
-                   re.I)
+_AGES = re.compile(r"(?:ages?|aged|kids|children|years|grades?|levels?|units?|chapters?|"
+                   r"books?|steps?|sizes?|อายุ|เด็ก|ชั้น|ระดับ|အသက်|အတန်း)\s*$", re.I)
 #: What stands between a range's two times.
 _BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|ကနေ|အထိ|ထိ", re.I)
 #: Open all day and night.
