@@ -466,6 +466,13 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "unknown"),
     ("Parking for customers?", "On Saturdays we park our food cart at the night market.",
      "unknown"),
+    # "may", "directly", "beforehand" only ask; Burmese "without registering" is a walk-in
+    ("May a customer come directly to the shop without booking beforehand?",
+     "No booking needed: walk in and buy your ticket at the counter.", "yes"),
+    ("May customers pay with a credit card at this shop?", "Visa နဲ့ MPU ကတ် လက်ခံပါတယ်", "yes"),
+    ("ok to just turn up w/o booking?", "ကြိုတင် စာရင်းမပေးဘဲ လာလို့ မရပါ", "no"),
+    ("Card payments?", "Condo access card: leave it with security if you are not home.",
+     "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -40,7 +40,8 @@ ASKING = frozenset({
     "via", "no", "buy", "buys", "purchase", "chance", "anybody", "somebody", "one",
     "well", "enough", "let", "lets", "actually", "premises", "hey", "hi", "currently",
     "already", "presently", "nowadays", "now", "establishment", "establishments", "employ",
-    "employs", "maintain", "maintains", "means", "upon", "whether", "provided", "offered"})
+    "employs", "maintain", "maintains", "means", "upon", "whether", "provided", "offered",
+    "may", "might", "directly", "beforehand"})
 
 
 @lru_cache(maxsize=4096)
