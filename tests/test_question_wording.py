@@ -107,6 +107,7 @@ def test_a_burmese_evening_before_a_clock_time_is_afternoon() -> None:
 
 
 @pytest.mark.parametrize(("cells", "said"), [
+    ("ဗုဒ္ဓဟူးနေ့ တစ်ရက်ပဲ ပိတ်ပြီး ကျန်တဲ့နေ့တွေ နေ့တိုင်း ဖွင့်ပါတယ်။", "yes"),
     ("Opening hours\nMon – Fri\n9:00 – 20:00\nSat, Sun\n9:00 – 16:00", "yes"),
     ("Hours\nSat & Sun\nClosed", "no"),
     ("ဖွင့်ချိန်\nစနေ၊ တနင်္ဂနွေ\nမနက် ၉ နာရီ – ညနေ ၄ နာရီ", "yes"),
@@ -473,6 +474,17 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("ok to just turn up w/o booking?", "ကြိုတင် စာရင်းမပေးဘဲ လာလို့ မရပါ", "no"),
     ("Card payments?", "Condo access card: leave it with security if you are not home.",
      "unknown"),
+    # a Wi-Fi timer or a ferry's Wi-Fi on board, a van's parking pass, a brand's page,
+    # a tyre bought on Shopee elsewhere, the shop's own bulk buying are not theirs
+    ("Free Wi-Fi for customers?", "The orchids are misted by sprinklers on a Wi-Fi timer.",
+     "unknown"),
+    ("Parking for customers?", "Some condos ask for a parking pass for our van.", "unknown"),
+    ("Do they have a Facebook page?", "ดูคลิปวิธีตั้งค่าได้ในเพจ Facebook ของแบรนด์ผู้ผลิต",
+     "unknown"),
+    ("Do they sell online?", "ยางที่ลูกค้าซื้อจาก Shopee เอามาใส่ที่ร้านได้", "unknown"),
+    ("Do they sell online?", "มีร้านใน Lazada และ Shopee ค่ะ", "yes"),
+    ("Does the shop accept big orders?", "We buy our soap in bulk from a factory.", "unknown"),
+    ("Does the shop accept big orders?", "ขายส่งราคาพิเศษ สั่งขั้นต่ำ 10 กก.", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -212,7 +212,9 @@ def _statuses(part: str) -> list[str]:
     return merged
 
 
-_STATUS_CUT = re.compile(r"\s*[,၊]\s*|(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
+_STATUS_CUT = re.compile(r"\s*[,၊]\s*|(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])"
+                         # Burmese "closed, and (then)": ပိတ်ပြီး ... ဖွင့်
+                         r"|(?<=ပြီး)\s+(?=[\u1000-\u109f])")
 
 
 def _only_days(text: str) -> bool:
