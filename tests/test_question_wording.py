@@ -485,6 +485,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they sell online?", "มีร้านใน Lazada และ Shopee ค่ะ", "yes"),
     ("Does the shop accept big orders?", "We buy our soap in bulk from a factory.", "unknown"),
     ("Does the shop accept big orders?", "ขายส่งราคาพิเศษ สั่งขั้นต่ำ 10 กก.", "yes"),
+    # a Burmese "because" clause is a clause of its own; Wi-Fi "only for our tablets"
+    ("Air-conditioned?", "Studio ထဲမှာ အဲကွန်း ဖွင့်ထားလို့ မိတ်ကပ် မပျက်ပါဘူး။", "yes"),
+    ("free wifi for customers?", "The Wi-Fi here is only for our ordering tablets, sorry!",
+     "no"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -270,7 +270,8 @@ def opposed(want: Wanted, text: str, whole: bool = False) -> bool:
         said = [p for p in phrases if says(p, folded)]
         if not said:
             continue
-        if all(_ONLY.search(p) for p in said):
+        # ("for staff only", "only for our tablets" say who, not what is taken)
+        if all(_ONLY.search(p) and " for " not in f" {p} " for p in said):
             rest = folded
             for phrase in said:
                 rest = rest.replace(phrase, " ")
