@@ -112,6 +112,10 @@ def test_a_burmese_evening_before_a_clock_time_is_afternoon() -> None:
     ("Hours\nSat & Sun\nClosed", "no"),
     ("ဖွင့်ချိန်\nစနေ၊ တနင်္ဂနွေ\nမနက် ၉ နာရီ – ညနေ ၄ နာရီ", "yes"),
     ("Sun, sea and good coffee.", "unknown"),
+    ("Hours\nEvery day\n10:30 am – 8:00 pm", "yes"),
+    ("Hours\nSunday & full-moon days\nClosed", "no"),
+    ("วันอาทิตย์และวันหยุดนักขัตฤกษ์ หมอพักค่ะ", "no"),
+    ("ที่พักเปิดทุกวัน", "yes"),
 ])
 def test_a_table_row_of_listed_days_is_read_with_its_hours(cells: str, said: str) -> None:
     assert answer("Open on Sundays?", cells) == said

@@ -65,7 +65,9 @@ _CLOSED = re.compile(
     r"(?![a-z])|ไม่มีเรียน|ไม่มีคลาส|အတန်း\s?မရှိ|"
     r"n't\s+(?:be\s+)?(?:open|work)(?![a-z])|"
     r"ไม่(?:ได้)?(?:เปิด|ทำการ)|งด(?!่)|မဖွင့်|ဖွင့်\S{0,6}\s?မဟုတ်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|"
-    r"နားရက်|နားပါ|အနားယူ|အလုပ်မလုပ်", re.I)
+    r"နားရက်|နားပါ|အနားယူ|အလုပ်မလုပ်"
+    # Thai "rests" (พัก), not a place to stay (ที่พัก, ห้องพัก) or a break (พักเที่ยง)
+    r"|(?<!ที่)(?<!ห้อง)พัก(?=ร้าน|ผ่อน|ค่ะ|คะ|ครับ|นะ|\s|$)", re.I)
 _EXCEPT = re.compile(r"(?<![a-z])(?:except|but not|excluding)(?![a-z])|ยกเว้น|เว้น|"
                      r"(?P<after>မှလွဲ|မပါ)", re.I)
 _OPEN = re.compile(r"(?<![a-z])(?:open|opens|opening|hours|we work|available|including|"
@@ -77,7 +79,8 @@ _NO_DAY_OFF = re.compile(r"(?<![a-z])(?:no days? off|never closed|all year(?: ro
                          r"ပိတ်ရက်\s?မရှိ|ရက်ပိတ်\s?မရှိ|ရက်\s?မပျက်", re.I)
 #: Public holidays (วันหยุด..., ရုံးပိတ်ရက်: "stop day", "office-closed day"): named apart, so
 #: that their หยุด or ပိတ် is not read as a day closed.
-_HOLIDAYS = re.compile(r"(?<![a-z])(?:public|national|bank)\s+holidays?(?![a-z])|"
+_HOLIDAYS = re.compile(r"(?<![a-z])(?:(?:public|national|bank)\s+holidays?|full[- ]moon days?|"
+                       r"holy days?)(?![a-z])|"
                        r"(?:วันหยุด)?(?:นักขัตฤกษ์|ราชการ|เทศกาล)|ရုံးပိတ်ရက်(?:များ)?", re.I)
 #: Every day of the week, said of the business itself ("we're out 7 days a week").
 _WEEK_ROUND = re.compile(r"(?<![a-z])(?:7|seven) days a week(?![a-z])|ทุกวันไม่เว้น|"
@@ -221,7 +224,7 @@ def _only_days(text: str) -> bool:
     rest = _RANGE.sub(" ", text)
     for start, end, _ in reversed(_names(rest)):
         rest = rest[:start] + " " + rest[end:]
-    rest = _HOLIDAYS.sub(" ", rest)
+    rest = _HOLIDAYS.sub(" ", _EVERY_DAY.sub(" ", rest))
     return not re.sub(r"[\s:.,&\-–/၊]|and|และ|နှင့်|holidays?", "", rest, flags=re.I)
 
 
