@@ -493,6 +493,15 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Air-conditioned?", "Studio ထဲမှာ အဲကွန်း ဖွင့်ထားလို့ မိတ်ကပ် မပျက်ပါဘူး။", "yes"),
     ("free wifi for customers?", "The Wi-Fi here is only for our ordering tablets, sorry!",
      "no"),
+    # Burmese "without telling beforehand" is a walk-in's words; "please book ahead" is a no
+    ("Can people just turn up without a booking?", "ကြိုမပြောဘဲ လာရင် လက်မခံနိုင်ပါ", "no"),
+    ("Can people just turn up without a booking?",
+     "ကြိုမပြောဘဲ ရောက်လာလည်း အခန်းလွတ်ရင် ပေးပါတယ်", "yes"),
+    ("Can people just turn up without a booking?", "คลินิกรับเฉพาะคนไข้ที่นัดไว้ล่วงหน้าค่ะ", "no"),
+    ("Can people just turn up without a booking?",
+     "สำหรับกลุ่มตั้งแต่ 10 ท่านขึ้นไป กรุณาจองล่วงหน้าอย่างน้อย 1 วัน", "unknown"),
+    ("Can people just turn up without a booking?",
+     "ช่วงสงกรานต์ห้องเต็มเร็ว แนะนำให้จองล่วงหน้า 1 เดือน", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -206,7 +206,9 @@ NO_BOOKING = re.compile(
     # Nothing to say or call about beforehand: ကြိုတင်ပြောစရာ မလို, ကြိုတင် ဖုန်းဆက်ဖို့ မလို.
     r"|ကြို(?:တင်)?\s?[^\s။]{0,10}(?:စရာ|ဖို့|ရန်)\s?မလို"
     # Without registering or arranging, the "not" inside: စာရင်းမပေးဘဲ, ချိန်းမဆိုဘဲ.
-    r"|(?:စာရင်း|ချိန်း)မ(?:ပေး|ဆို|သွင်း|ထား)[^\s။]{0,6}ဘဲ", re.I)
+    r"|(?:စာရင်း|ချိန်း)မ(?:ပေး|ဆို|သွင်း|ထား)[^\s။]{0,6}ဘဲ"
+    # Without telling them beforehand (ကြိုမပြောဘဲ), or if not (ကြိုမပေးထားရင်).
+    r"|ကြို(?:တင်)?\s?မ(?:ပြော|ပေး|ချိန်း|ဆက်)[^\s။]{0,6}(?:ဘဲ|ရင်)", re.I)
 
 
 def site_lines(passages: Sequence[tuple[str, str]]) -> list[Line]:
