@@ -103,7 +103,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "ao": FIXTURES / "questions_ao", "ap": FIXTURES / "questions_ap",
         "aq": FIXTURES / "questions_aq", "ar": FIXTURES / "questions_ar",
         "as": FIXTURES / "questions_as", "at": FIXTURES / "questions_at",
-        "au": FIXTURES / "questions_au", "av": FIXTURES / "questions_av"}
+        "au": FIXTURES / "questions_au", "av": FIXTURES / "questions_av",
+        "aw": FIXTURES / "questions_aw", "ax": FIXTURES / "questions_ax",
+        "ay": FIXTURES / "questions_ay"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
