@@ -66,6 +66,10 @@ def test_a_fact_asked_in_a_teams_own_words_is_read_as_the_fact(ask: str, key: st
     ("Our delivery pitch depends on it: do they deliver?", "do they deliver?"),
     ("We sell card terminals, so do they take cards already?", "do they take cards already?"),
     ("Delivery to cust. addr?", "Delivery to customer address?"),
+    ("Confirm: accepts card payments", "accepts card payments"),
+    ("Check for customer parking", "customer parking"),
+    ("Verify Sunday opening", "Sunday opening"),
+    ("Check in time?", "Check in time?"),
     ("Open Sun?", "Open Sunday?"),
     ("Sat/Sun hours?", "Saturday/Sunday hours?"),
     ("Sat. open?", "Saturday open?"),
@@ -133,6 +137,8 @@ def test_a_formal_questionnaires_time_is_asked_of_the_business_not_its_founding(
     ("Until what time does the business stay open in the day?", "เปิดทุกวัน ๑๑ โมง – ๒ ทุ่ม",
      "20:00"),
     ("wat time they open??", "Regular clean (1–2 bedroom condo)\nOffice 8:00 - 18:00", "8:00"),
+    ("shutters down at?", "Open daily 9:00 - 17:30", "17:30"),
+    ("What time do the doors open?", "Open daily 9:00 - 17:30", "9:00"),
     ("When do they open?", "General English (Levels 1–6)\nMon-Fri 9-17", "9:00"),
 ])
 def test_a_time_asked_in_short_or_formal_words(ask: str, page: str, told: str) -> None:
@@ -502,6 +508,12 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "สำหรับกลุ่มตั้งแต่ 10 ท่านขึ้นไป กรุณาจองล่วงหน้าอย่างน้อย 1 วัน", "unknown"),
     ("Can people just turn up without a booking?",
      "ช่วงสงกรานต์ห้องเต็มเร็ว แนะนำให้จองล่วงหน้า 1 เดือน", "unknown"),
+    # shut is closed; a crew is staff; sold only asks; suppliers' trucks or a parking ticket
+    # book are no customer parking
+    ("Is the place shut on Sundays?", "Sunday: closed", "yes"),
+    ("English-speaking crew?", "Our guides speak English.", "yes"),
+    ("Check whether gift vouchers are sold", "Gift vouchers from 300 baht.", "yes"),
+    ("Check for customer parking", "The farm trucks park in our yard on Tuesdays.", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -220,7 +220,7 @@ _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
                    "contact", "reach", "messag", "job", "work", "visit", "payment", "own",
-                   "deal"})
+                   "deal", "crew"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5

@@ -41,7 +41,8 @@ ASKING = frozenset({
     "well", "enough", "let", "lets", "actually", "premises", "hey", "hi", "currently",
     "already", "presently", "nowadays", "now", "establishment", "establishments", "employ",
     "employs", "maintain", "maintains", "means", "upon", "whether", "provided", "offered",
-    "may", "might", "directly", "beforehand"})
+    "may", "might", "directly", "beforehand", "sold", "selling", "operates", "operate",
+    "door", "doors"})
 
 
 @lru_cache(maxsize=4096)
@@ -56,6 +57,7 @@ def plain_ask(ask: str) -> str:
     text = pattern.sub(lambda m: full[m.group().lower()], ask)
     text = _TAG.sub("", text)
     text = _REASON.sub("", text, count=1)
+    text = _CHECKLIST.sub("", text, count=1)
     text = _SHORT_DAY.sub(lambda m: m.group(1) + _DAY_NAMES[m.group(2).lower()[:3]], text)
     wrapped = _WRAPPING.search(text)
     return text[wrapped.end():].lstrip() if wrapped else text
@@ -82,6 +84,10 @@ _SHORT_DAY = re.compile(
     r"\.?(?![\w])")
 _DAY_NAMES = {"sun": "Sunday", "mon": "Monday", "tue": "Tuesday", "wed": "Wednesday",
               "thu": "Thursday", "fri": "Friday", "sat": "Saturday"}
+#: A checklist item's verb: "Confirm: accepts cards", "Check for customer parking",
+#: "Verify Sunday opening" ask what follows.
+_CHECKLIST = re.compile(r"^\s*(?:please\s+)?(?:confirm|check(?![\s-]*(?:in|out)\b)|verify|ensure|"
+                        r"note|record|flag)\b\s*(?:[:–-]\s*)?(?:(?:for|that|if)\s+)?", re.I)
 #: A tag after the question: "- do they?", ", can they?", "- could you find that out?".
 _TAG = re.compile(r"\s*[-–—,;]\s*(?:(?:do|does|can|will|is|are|would)(?: not|n't)? "
                   r"(?:they|it|there|we)|could you (?:(?!whether|if\b)[^?])*)\s*\?\s*$", re.I)

@@ -305,6 +305,8 @@ _OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "c
 #: Words that ask for the closing time rather than the opening one.
 _CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
                       "end", "stop"})
+#: A header ending "... at?" ("Doors open at?", "Shutters down at?") asks for a time.
+_ENDS_AT = re.compile(r"\bat\s*\?*\s*$", re.I)
 #: Asking how long they stay open: "Until what time...?", "How late...?".
 _UNTIL = re.compile(r"\b(?:until|till|how late)\b", re.I)
 #: A header asking for a time: "Opens at (24h)?", "Closes at?".
@@ -339,7 +341,9 @@ def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
     if question.type == "yes_no":
         return late_answer(question.ask, lines)
     if question.type == "text" and ("time" in keys or _WHEN.match(question.ask)
-                                    or _OPENS_AT.search(question.ask)):
+                                    or _OPENS_AT.search(question.ask)
+                                    or (keys & {"open", "close"}
+                                        and _ENDS_AT.search(question.ask))):
         closing = bool(keys & _CLOSING) or _UNTIL.search(question.ask) is not None
         return time_answer(closing, lines)  # "What time do they close?"
     return None
