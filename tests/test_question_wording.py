@@ -514,6 +514,14 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("English-speaking crew?", "Our guides speak English.", "yes"),
     ("Check whether gift vouchers are sold", "Gift vouchers from 300 baht.", "yes"),
     ("Check for customer parking", "The farm trucks park in our yard on Tuesdays.", "unknown"),
+    # asked the other way round: "refused" is "accepted", answered and turned over
+    ("Are credit cards refused there?", "Sorry, card payments are not available.", "yes"),
+    ("Are credit cards refused there?", "Visa / Master ကတ် လက်ခံပါတယ်။", "no"),
+    ("Are credit cards refused there?", "Opening hours 9-17.", "unknown"),
+    # a money agent next door, sellers a shop orders from are not its payments or sales
+    ("Pay by QR or e-wallet?", "ငွေထုတ်ချင်ရင် KBZPay agent ဆိုင် ရှိပါတယ်", "unknown"),
+    ("Do they sell online?", "Special parts we order from Shopee sellers in Bangkok.",
+     "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

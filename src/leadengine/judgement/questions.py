@@ -165,6 +165,13 @@ def answer_offline(question: Question, lines: Sequence[Line],
                       "", 0.95)
     if question.type == "choice":
         return choice_answer(question, wanted(question), lines)
+    if question.type == "yes_no" and _REFUSED.search(question.ask):
+        # "Are cards refused there?" is "Are cards accepted?" the other way round.
+        taken = answer_offline(question.model_copy(
+            update={"ask": _REFUSED.sub("accepted", question.ask)}), lines, signals, evidence)
+        if taken.value in ("yes", "no"):
+            return replace(taken, value="no" if taken.value == "yes" else "yes")
+        return taken
     if question.type == "yes_no" and _BOOKING_NEEDED.search(what_is_asked(question.ask)):
         # "Is booking ahead required?" is "Do they take walk-ins?" the other way round.
         walk_in = answer_offline(_WALK_IN, lines)
@@ -217,6 +224,8 @@ _BOOKING_NEEDED = re.compile(
     r"(?=.*\b(?:book\w*|appointments?|reserv\w*)\b)(?=.*\b(?:required|requires?|need|needed|"
     r"necessary|have to|has to|must|mandatory|compulsory)\b)", re.I)
 _WALK_IN = Question(id="walk_in", ask="Do they take walk-ins?", type="yes_no")
+#: A question asking whether something is refused ("Are cards refused?", "not accepted").
+_REFUSED = re.compile(r"\b(?:refused|refuse|rejected|declined|not accepted|not taken)\b", re.I)
 
 
 def _either_yes(found_parts: Sequence[tuple[Line, float, Wanted]]) -> Answer:
