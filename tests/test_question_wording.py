@@ -138,6 +138,7 @@ def test_a_formal_questionnaires_time_is_asked_of_the_business_not_its_founding(
      "20:00"),
     ("wat time they open??", "Regular clean (1–2 bedroom condo)\nOffice 8:00 - 18:00", "8:00"),
     ("shutters down at?", "Open daily 9:00 - 17:30", "17:30"),
+    ("Closing time?", "เปิด 6 โมงเช้า – เที่ยงครึ่ง", "12:30"),
     ("What time do the doors open?", "Open daily 9:00 - 17:30", "9:00"),
     ("When do they open?", "General English (Levels 1–6)\nMon-Fri 9-17", "9:00"),
 ])
@@ -522,6 +523,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Pay by QR or e-wallet?", "ငွေထုတ်ချင်ရင် KBZPay agent ဆိုင် ရှိပါတယ်", "unknown"),
     ("Do they sell online?", "Special parts we order from Shopee sellers in Bangkok.",
      "unknown"),
+    # "whether or not" (ရှိမရှိ) is no negation
+    ("Can we message them on Facebook?",
+     "Facebook page ကို Message ပို့ပြီး ပစ္စည်း ရှိမရှိ မေးလို့ ရပါတယ်။", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -15,6 +15,8 @@ NO_NEED = re.compile(
     r"[\u1000-\u109f]{0,24}(?:ရန်|စရာ)\s?မလို(?:ပါ)?(?:ဘူး|ဘဲ)?|မလို(?:ပါ)?(?:ဘူး|ဘဲ)?"
     # Without having booked: "มาโดยไม่ได้นัด", "ချိန်းမထားဘဲ".
     r"|(?:โดย)?ไม่(?:ได้)?(?:นัด|จอง)|မ(?:ချိန်း|ဘိုကင်|ဘွတ်ကင်)\S*ဘဲ|(?:ချိန်း|ဘိုကင်|ဘွတ်ကင်)\S*မ(?:ထား|လုပ်)ဘဲ"
+    # Whether or not: ရှိမရှိ (is there or not), ရမရ, มีหรือไม่, "whether or not".
+    r"|ရှိ\s?မရှိ|ရ\s?မရ|มีหรือไม่|ได้หรือไม่|whether or not"
     # Free is no negation: "no charge", ไม่มีค่าใช้จ่าย, ငွေမယူ (no money taken).
     r"|no (?:extra )?(?:charge|cost|fee)s?|free of charge|ไม่มีค่าใช้จ่าย|ไม่เสียค่า\S*"
     # No limit: unlimited (ไม่จำกัด, ไม่อั้น, အကန့်အသတ်မရှိ).

@@ -84,6 +84,7 @@ _SPOKEN = (
 #: Spoken times written in words: the same in digits (บ่ายโมง is 1 pm; เที่ยง noon).
 _SPOKEN_WORDS = (
     (re.compile(r"เที่ยงคืน|(?<![a-z])midnight(?![a-z])", re.I), "0:00"),
+    (re.compile(r"เที่ยงครึ่ง"), "12:30"),
     (re.compile(r"เที่ยง(?:วัน|ตรง)?|(?<![a-z])noon(?![a-z])", re.I), "12:00"),
     (re.compile(r"บ่ายโมง"), "13:00"))
 _THAI_COUNT = re.compile(r"(สิบเอ็ด|สิบ|หนึ่ง|สอง|สาม|สี่|ห้า|หก|เจ็ด|แปด|เก้า)(?=\s*(?:โมง|ทุ่ม))|"
