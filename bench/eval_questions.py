@@ -48,8 +48,18 @@ and held-out before any tuning:
   after the work on ae, af, ag, their dev parts then tuned on;
 * ``ak``, ``al``, ``am``: 18 sites each (163, 167, 172 labels), the same kind, run once
   after the work on ah, ai, aj, their dev parts then tuned on;
-* ``an``, ``ao``, ``ap``: 18 sites each, the same kind, written after all the work above
-  and run once (both parts), never tuned on.
+* ``an``, ``ao``, ``ap``: 18 sites each, the same kind, run once (both parts) after the
+  work on ak, al, am; their dev parts tuned on later;
+* ``aq``, ``ar``, ``as``: 18 sites each (203, 189, 193 labels): the common facts asked as a
+  Thai rep writes English, as a CRM's column names ("Open Sun?"), as a campaign brief's
+  sentences ("For the card-terminal campaign, ...");
+* ``at``, ``au``, ``av``: 18 sites each (180, 211, 193 labels): as quick chat messages ("r
+  they open on sun?"), as a Burmese-speaking rep writes English, as a procurement
+  questionnaire ("Does the establishment accept ...?");
+* ``aw``, ``ax``, ``ay``: 18 sites each (207, 210, 204 labels): as a lead audit's checklist
+  statements ("Confirm: accepts card payments"), four asks the other way round and
+  labelled as asked ("Closed on Sundays?", "Are cards refused there?"), as a Notion
+  base's property names ("💳 Takes cards?").
 
 Each set was committed before any code ran on it; each part was run once at first sight,
 its dev part then tuned on, its held-out part never.

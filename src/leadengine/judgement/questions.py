@@ -165,18 +165,9 @@ def answer_offline(question: Question, lines: Sequence[Line],
                       "", 0.95)
     if question.type == "choice":
         return choice_answer(question, wanted(question), lines)
-    if question.type == "yes_no" and _REFUSED.search(question.ask):
-        # "Are cards refused there?" is "Are cards accepted?" the other way round.
-        taken = answer_offline(question.model_copy(
-            update={"ask": _REFUSED.sub("accepted", question.ask)}), lines, signals, evidence)
-        if taken.value in ("yes", "no"):
-            return replace(taken, value="no" if taken.value == "yes" else "yes")
-        return taken
-    if question.type == "yes_no" and _BOOKING_NEEDED.search(what_is_asked(question.ask)):
-        # "Is booking ahead required?" is "Do they take walk-ins?" the other way round.
-        walk_in = answer_offline(_WALK_IN, lines)
-        if walk_in.value in ("yes", "no"):
-            return replace(walk_in, value="no" if walk_in.value == "yes" else "yes")
+    turned = _turned_round(question, lines) if question.type == "yes_no" else None
+    if turned is not None:
+        return turned
     timed = _opening(question, lines)
     if timed is not None:
         return timed
@@ -216,6 +207,23 @@ def answer_offline(question: Question, lines: Sequence[Line],
             after = evidence_of(Line(line.after, line.source, line.stems))
             return Answer(f"{line.text}: {after}", after, line.source, confidence)
     return Answer(value, evidence_of(line), line.source, confidence)
+
+
+def _turned_round(question: Question, lines: Sequence[Line]) -> Answer | None:
+    """A yes/no question asked the other way round, answered the right way round and
+    turned over: "Are cards refused there?" is "Are cards accepted?", "Is booking ahead
+    required?" is "Do they take walk-ins?"; None for any other question."""
+    if _REFUSED.search(question.ask):
+        taken = answer_offline(question.model_copy(
+            update={"ask": _REFUSED.sub("accepted", question.ask)}), lines)
+        if taken.value in ("yes", "no"):
+            return replace(taken, value="no" if taken.value == "yes" else "yes")
+        return taken
+    if _BOOKING_NEEDED.search(what_is_asked(question.ask)):
+        walk_in = answer_offline(_WALK_IN, lines)
+        if walk_in.value in ("yes", "no"):
+            return replace(walk_in, value="no" if walk_in.value == "yes" else "yes")
+    return None
 
 
 #: A question whether booking is needed: "Is booking ahead required?", "Do I need an
