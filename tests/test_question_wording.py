@@ -526,6 +526,15 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # "whether or not" (ရှိမရှိ) is no negation
     ("Can we message them on Facebook?",
      "Facebook page ကို Message ပို့ပြီး ပစ္စည်း ရှိမရှိ မေးလို့ ရပါတယ်။", "yes"),
+    # one shop only is no other branch; a second shop is one
+    ("Does the business have more than one branch?", "This is now our only shop.", "no"),
+    ("Does the business have more than one branch?",
+     "ကိုထက်ရဲ့ ဆိုင်က ဒီ ဆိုင်တစ်ဆိုင်ပဲ ရှိပါတယ်။", "no"),
+    ("Does the business have more than one branch?",
+     "We also run a second guest house in Hpa-An.", "yes"),
+    # a customer's home or office address is where they deliver to
+    ("Check whether they deliver to the customer's home or office address",
+     "We deliver bikes free to hotels and condos in town.", "yes"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
