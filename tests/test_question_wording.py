@@ -535,6 +535,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # a customer's home or office address is where they deliver to
     ("Check whether they deliver to the customer's home or office address",
      "We deliver bikes free to hotels and condos in town.", "yes"),
+    # a voucher (receipt) book, a songthaew stop are not what is asked
+    ("💳 Takes cards?", "ကားပါကင် လက်မှတ်၊ ဘောက်ချာ စာအုပ်", "unknown"),
+    ("Parking for customers?", "ร้านอยู่ติดจุดจอดรถแดงหน้าวัด", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
