@@ -538,6 +538,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # a voucher (receipt) book, a songthaew stop are not what is asked
     ("💳 Takes cards?", "ကားပါကင် လက်မှတ်၊ ဘောက်ချာ စာအုပ်", "unknown"),
     ("Parking for customers?", "ร้านอยู่ติดจุดจอดรถแดงหน้าวัด", "unknown"),
+    # a warning about fakes or stolen photos is no yes
+    ("Do they sell online?", "Beware of fakes sold online under our name!", "unknown"),
+    ("Do they sell online?", "ระวังกุญแจราคาถูกที่ขายใน Shopee ของปลอมเยอะ", "unknown"),
+    ("Do they have a Facebook page?", "⚠️ သတိ - Facebook ပေါ်မှာ ပုံတွေကို ခိုးသုံးနေပါတယ်", "unknown"),
+    ("Do they sell online?", "Sorry, we do not sell online.", "no"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -46,8 +46,11 @@ PLANNED = re.compile(
     r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า"
     r"|နောက်လ|နောက်နှစ်|မကြာမီ|စီစဉ်နေ|လာမယ့်\s?လ", re.I)
 #: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
-#: next door", "parking at the mall nearby", "the bakery next door delivers to us".
+#: next door", "parking at the mall nearby", "the bakery next door delivers to us"; or a
+#: warning about fakes and scams ("beware of fakes sold online in our name").
 ELSEWHERE = re.compile(
+    r"(?<![a-z])(?:beware|scam|scams|scammers?|fakes?|counterfeits?|impersonat\w*)(?![a-z])|"
+    r"ของปลอม|มิจฉาชีพ|แอบอ้าง|အတုတွေ|ခိုးသုံး|ခိုးယူ|"
     r"(?<![a-z])(?:next door|nearby|near by|neighbou?ring|across the (?:street|road)|"
     r"(?:friend|neighbou?r)s?['’]s?|"
     r"opposite the|"
