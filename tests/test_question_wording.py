@@ -543,6 +543,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they sell online?", "ระวังกุญแจราคาถูกที่ขายใน Shopee ของปลอมเยอะ", "unknown"),
     ("Do they have a Facebook page?", "⚠️ သတိ - Facebook ပေါ်မှာ ပုံတွေကို ခိုးသုံးနေပါတယ်", "unknown"),
     ("Do they sell online?", "Sorry, we do not sell online.", "no"),
+    # someone else's Facebook page, or a post shared from one
+    ("Do they have a Facebook page?", "The line-up is posted on our singer Kiko's Facebook page.",
+     "unknown"),
+    ("Do they have a Facebook page?", "แชร์จาก Facebook เพจ Rayong Foodie: อร่อยมาก", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),

@@ -34,7 +34,7 @@ def phrases_pattern(phrases: tuple[str, ...]) -> re.Pattern[str] | None:
     (open)."""
     if not phrases:
         return None
-    parts = [rf"(?<![\w]){re.escape(p)}(?![\w])" if p.isascii() else
+    parts = [_whole(p) if p.isascii() else
              (rf"(?<!เ){re.escape(p)}" if p.startswith("ปิด") else re.escape(p))
              for p in sorted(set(phrases), key=len, reverse=True)]
     return re.compile("|".join(parts))
@@ -56,7 +56,14 @@ def says(phrase: str, folded: str) -> bool:
         # one known trap, ปิด (closed) inside เปิด (open), is stepped over.
         return any(not (phrase.startswith("ปิด") and folded[i - 1:i] == "เ")
                    for i in _places(phrase, folded))
-    return re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", folded) is not None
+    return re.search(_whole(phrase), folded) is not None
+
+
+def _whole(phrase: str) -> str:
+    """A Latin phrase as whole words: no word character just before or after it, where
+    it begins or ends with one ("'s facebook" may follow a name)."""
+    return ((r"(?<![\w])" if phrase[:1].isalnum() else "") + re.escape(phrase)
+            + (r"(?![\w])" if phrase[-1:].isalnum() else ""))
 
 
 def _places(phrase: str, text: str) -> Iterable[int]:
