@@ -547,6 +547,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they have a Facebook page?", "The line-up is posted on our singer Kiko's Facebook page.",
      "unknown"),
     ("Do they have a Facebook page?", "แชร์จาก Facebook เพจ Rayong Foodie: อร่อยมาก", "unknown"),
+    # "don't park across the gate" or "park your board" is no customer parking
+    ("Parking for customers?", "ขอความร่วมมือ ห้ามจอดรถขวางประตูโรงเรียน", "unknown"),
+    ("Parking for customers?", "Park your board with us: overnight rack 100 THB.", "unknown"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
