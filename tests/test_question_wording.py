@@ -550,6 +550,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # "don't park across the gate" or "park your board" is no customer parking
     ("Parking for customers?", "ขอความร่วมมือ ห้ามจอดรถขวางประตูโรงเรียน", "unknown"),
     ("Parking for customers?", "Park your board with us: overnight rack 100 THB.", "unknown"),
+    # delivered and installed is delivered; by booking only is no walk-in
+    ("Do they deliver?", "ส่งและติดตั้งฟรีในเขตอำเภอเมือง", "yes"),
+    ("Walk-ins OK?", "All lessons are by booking only.", "no"),
     # "no bookings" is the walk-in itself, not a "no" about it
     ("Can guests just walk in?", "No bookings - walk in and take any free table.", "yes"),
     ("Walk-ins accepted?", "We take no reservations, first come first served.", "yes"),
