@@ -59,7 +59,10 @@ and held-out before any tuning:
 * ``aw``, ``ax``, ``ay``: 18 sites each (207, 210, 204 labels): as a lead audit's checklist
   statements ("Confirm: accepts card payments"), four asks the other way round and
   labelled as asked ("Closed on Sundays?", "Are cards refused there?"), as a Notion
-  base's property names ("💳 Takes cards?").
+  base's property names ("💳 Takes cards?");
+* ``az``, ``ba``, ``bb``: 18 sites each (201, 209, 195 labels): the common facts asked as
+  different members of one team would, written after all the work above and run once
+  (both parts), never tuned on.
 
 Each set was committed before any code ran on it; each part was run once at first sight,
 its dev part then tuned on, its held-out part never.
@@ -115,7 +118,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "as": FIXTURES / "questions_as", "at": FIXTURES / "questions_at",
         "au": FIXTURES / "questions_au", "av": FIXTURES / "questions_av",
         "aw": FIXTURES / "questions_aw", "ax": FIXTURES / "questions_ax",
-        "ay": FIXTURES / "questions_ay"}
+        "ay": FIXTURES / "questions_ay", "az": FIXTURES / "questions_az",
+        "ba": FIXTURES / "questions_ba", "bb": FIXTURES / "questions_bb"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
