@@ -69,7 +69,15 @@ def candidates(pages: Sequence[PageClues], postal: dict[str, str] | None
         if isinstance(text, str):
             found += _element_candidates(text[:1000], (page_index + 1) * 1_000_000 + index)
     texts = [edges(list(page.nodes)) for page in pages]
-    near = [_near_anchors(nodes) for nodes in texts]
+    # Pages that repeat one another's text (a page read twice, a shared layout) are
+    # scanned for anchors once.
+    scanned: dict[tuple[str, ...], set[int]] = {}
+    near = []
+    for page_nodes in texts:
+        key = tuple(text if isinstance(text, str) else "" for text in page_nodes)
+        if key not in scanned:
+            scanned[key] = _near_anchors(page_nodes)
+        near.append(scanned[key])
     read: list[list[list[ap.Node] | None]] = [[None] * len(nodes) for nodes in texts]
     whole = sum(NODE_COST + len(text[:5000]) for nodes, chosen in zip(texts, near, strict=True)
                 for text in (nodes[i] for i in chosen) if isinstance(text, str)) <= FULL_READ
