@@ -226,13 +226,15 @@ def test_the_start_notice_of_a_model_that_retires_soon(fake_llm: FakeOpenAI,
     """A model that is deprecated (or retires within 30 days) is named at the start with
     its date and replacement; one the catalogue does not know is named too; the work
     goes on with it."""
-    left = (datetime.date(2027, 1, 14) - TODAY).days
     fake_llm.queue(Reply.json(GOOD), Reply.json(GOOD))
     runner = CliRunner(env={"OPENAI_API_KEY": "k", "LEADENGINE_CACHE_DIR": str(tmp_path)})
     result = runner.invoke(cli, ["evaluate", SITE, "--provider", "openai", "--base-url",
                                  fake_llm.base_url, "--model", "gpt-4o-mini", "--format",
                                  "json"])
     assert result.exit_code == 0, result.output
+    # (today when the notice was written, not when the module was imported: a run may
+    # cross midnight)
+    left = (datetime.date(2027, 1, 14) - datetime.date.today()).days
     if left > 0:
         assert result.stderr.splitlines() == [
             f"warning: openai model 'gpt-4o-mini' retires on 2027-01-14 (in {left} days); "
@@ -626,7 +628,8 @@ def test_models_check_says_what_to_change(fake_llm: FakeOpenAI,
     assert result.exit_code == 1
     assert result.stdout.splitlines()[-1] == (
         f"CHANGE: 'gpt-4o-mini' retires on 2027-01-14 (in "
-        f"{(datetime.date(2027, 1, 14) - TODAY).days} days): set LEADENGINE_MODEL=gpt-6-luna "
+        f"{(datetime.date(2027, 1, 14) - datetime.date.today()).days} days): set "
+        "LEADENGINE_MODEL=gpt-6-luna "
         "(or pass --model gpt-6-luna)")
     result = check(fake_llm, env, "--provider", "openai", "--model", "gpt-6.1-terra")
     assert result.exit_code == 1
