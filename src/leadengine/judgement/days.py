@@ -44,6 +44,13 @@ _NAMES: tuple[tuple[str, ...], ...] = (
 _SHORT_EN = frozenset({"mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat",
                        "sun"})
 _DAY_OF = {name: number for number, names in enumerate(_NAMES) for name in names}
+#: The short English day names ("sun", "tues"), as a question may write them.
+SHORT_DAYS = _SHORT_EN
+
+
+def full_day(short: str) -> str:
+    """A day's English name from a short one: "sun" -> "Sunday"."""
+    return _NAMES[_DAY_OF[short.lower()]][0].capitalize()
 _DAY = "|".join(re.escape(n) for n in sorted(_DAY_OF, key=len, reverse=True))
 #: A day name: Latin ones as whole words; Thai and Burmese ones anywhere (no spaces
 #: between words), with their "day" (နေ့) after them.

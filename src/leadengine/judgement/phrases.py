@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from functools import cache, lru_cache
 
+from leadengine.judgement.days import SHORT_DAYS, full_day
 from leadengine.judgement.sentences import (
     LATIN_WORD,
     answer_groups,
@@ -58,7 +59,7 @@ def plain_ask(ask: str) -> str:
     text = _TAG.sub("", text)
     text = _REASON.sub("", text, count=1)
     text = _CHECKLIST.sub("", text, count=1)
-    text = _SHORT_DAY.sub(lambda m: m.group(1) + _DAY_NAMES[m.group(2).lower()[:3]], text)
+    text = _SHORT_DAY.sub(lambda m: m.group(1) + full_day(m.group(2)), text)
     wrapped = _WRAPPING.search(text)
     return text[wrapped.end():].lstrip() if wrapped else text
 
@@ -80,10 +81,8 @@ _REASON = re.compile(
 _SHORT_DAY = re.compile(
     r"(?i)(\b(?:open|opens|opening|closed|closes|trading|trade|works?|hours)\s+(?:on\s+)?|"
     r"(?<![\w])(?=\w+\.?\s*(?:/|&|and|-|–)?\s*(?:(?:sat|sun)\.?\s+)?"
-    r"(?:open|opening|hours|closed|trading)\b))(sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)"
-    r"\.?(?![\w])")
-_DAY_NAMES = {"sun": "Sunday", "mon": "Monday", "tue": "Tuesday", "wed": "Wednesday",
-              "thu": "Thursday", "fri": "Friday", "sat": "Saturday"}
+    r"(?:open|opening|hours|closed|trading)\b))("
+    + "|".join(sorted(SHORT_DAYS, key=len, reverse=True)) + r")\.?(?![\w])")
 #: A checklist item's verb: "Confirm: accepts cards", "Check for customer parking",
 #: "Verify Sunday opening" ask what follows.
 _CHECKLIST = re.compile(r"^\s*(?:please\s+)?(?:confirm|check(?![\s-]*(?:in|out)\b)|verify|ensure|"

@@ -78,13 +78,15 @@ NEGATION = re.compile(
     # ...or starts a word with it: မပြုလုပ်ပါ (does not do), မယူပါ (does not take).
     r"|(?<![\u1000-\u109f])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ)"
     r"(?:ရှင|ခင်ဗျ|နော်|(?![\u1000-\u1021])))", re.I)
+#: Burmese "because", "but", ending a clause (…ထားလို့ …, …ပေမယ့် …).
+BURMESE_BECAUSE = r"(?:လို့|ပေမယ့်|ပေမဲ့|ကြောင့်)"
 #: Where a line's clauses end (a negation only answers for its own clause).
 #: "Parking: none" is one clause (what a label is followed by answers it), and so is a
 #: parenthesis with what it annotates ("ยังไม่มีบัตรของขวัญ (gift card)").
 CLAUSE = re.compile(r"[,;!?|•·။၊]|[.](?:\s|$)"
                     r"|\s(?:but|however|while|although)\s|\s[-–—]\s|—"
                     # Burmese "because", "but" before a space (not "can": မှာလို့ ရ)
-                    r"|(?<=[\u1000-\u109f])(?:လို့|ပေမယ့်|ပေမဲ့|ကြောင့်)(?=\s+(?!မ?ရ))")
+                    r"|(?<=[\u1000-\u109f])" + BURMESE_BECAUSE + r"(?=\s+(?!မ?ရ))")
 
 
 #: A sentence that asks (an FAQ's question): "?", Thai ไหม / มั้ย / หรือเปล่า / หรือไม่ /

@@ -58,6 +58,7 @@ from leadengine.judgement.matching import (
 from leadengine.judgement.opening import all_day_answer, day_answer, late_answer, time_answer
 from leadengine.judgement.phrases import plain_ask, what_is_asked
 from leadengine.judgement.polarity import (
+    BURMESE_BECAUSE,
     CANCELLED_TH,
     CLAUSE,
     ELSEWHERE,
@@ -107,7 +108,7 @@ def _clause(line: Line, want: Wanted) -> str:
     following = best + 1
     while _BURMESE.search(line.text) and not _BURMESE_VERB_END.search(clause) \
             and following < len(pieces) and _BURMESE.search(pieces[following]) \
-            and not re.search(re.escape(pieces[following - 1].rstrip()) + _BURMESE_BECAUSE,
+            and not re.search(re.escape(pieces[following - 1].rstrip()) + r"\s*" + BURMESE_BECAUSE,
                               line.text):  # "...ထားလို့ ..." (because): a clause of its own
         clause = f"{clause} {pieces[following]}"
         following += 1
@@ -143,8 +144,6 @@ _BURMESE = re.compile(r"[\u1000-\u109f]")
 #: How a Burmese clause with its verb ends (ပါ, တယ်, သည်, ဘူး, မယ်, ...).
 _BURMESE_VERB_END = re.compile(r"(?:ပါ|တယ်|သည်|ဘူး|မယ်|မည်|နိုင်|ရ|ဘဲ|နော်|ရှင့်|ခင်ဗျာ|"
                                r"ရှင်|ပေး)\W*$")
-#: Burmese "because", "but" ending a clause (see ``polarity.CLAUSE``).
-_BURMESE_BECAUSE = r"\s*(?:လို့|ပေမယ့်|ပေမဲ့|ကြောင့်)"
 _THAI_SPACE = re.compile(r"(?<=[\u0e00-\u0e7f])\s+(?=[\u0e00-\u0e7f])")
 #: A Thai comment on what comes before it: whether it is taken or there ("ไม่รับ", "มีค่ะ",
 #: "ยังไม่ได้ให้บริการ", "ยกเลิกไปแล้ว"), not another verb ("ไม่รั่ว": won't leak).
