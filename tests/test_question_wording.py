@@ -12,6 +12,7 @@ import pytest
 
 from leadengine.judgement.matching import wanted
 from leadengine.judgement.phrases import asked_as, plain_ask
+from leadengine.judgement.polarity import negated
 from leadengine.judgement.questions import answer_all
 from leadengine.knowledge import Question
 
@@ -85,6 +86,9 @@ def test_a_fact_asked_in_a_teams_own_words_is_read_as_the_fact(ask: str, key: st
     ("LINE acct / FB page to msg?", "LINE account / Facebook page to message?"),
     ("Walk-ins OK w/o appt.?", "Walk-ins OK without appointment?"),
     ("Do they have an English menu?", "Do they have an English menu?"),  # nothing to undo
+    ("Before I plan the route, can you find out their closing time?",
+     "can you find out their closing time?"),
+    ("Before 9 am, are they open?", "Before 9 am, are they open?"),  # the time is asked
 ])
 def test_a_question_is_read_plainly(ask: str, plain: str) -> None:
     assert plain_ask(ask) == plain
@@ -566,6 +570,24 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they accept credit cards?", "กำลังจะมีเครื่องรูดบัตรเร็วๆ นี้ค่ะ", "unknown"),
     ("Can I pay with KBZPay?", "KBZPay ကို နောက်လမှစ၍ လက်ခံပါမည်။", "unknown"),
     ("Do they accept credit cards?", "Credit cards are accepted.", "yes"),
+    # examples after a dash, closed by "anything", explain what is asked
+    ("Will they get it to a customer's home - own rider, a courier, anything?",
+     "เราส่งถึงบ้านในเขตเมือง", "yes"),
+    ("Loyalty stuff - stamp card, points, anything like that?",
+     "Buy 9 coffees, get the 10th free with our stamp card.", "yes"),
+    # a service or card cancelled, its name between (ยกเลิก ... แล้ว)
+    ("Do they deliver?", "บริการรับ-ส่งรถถึงบ้าน ยกเลิกแล้วตั้งแต่ปี 2566", "no"),
+    ("Loyalty card?", "ร้านยกเลิกบัตรสะสมแต้มแล้ว ขอบคุณค่ะ", "no"),
+    # booking by one channel only says nothing about ordering online
+    ("Can a customer order online or by chat?",
+     "ขอรับเฉพาะลูกค้าที่จองคิวล่วงหน้าเท่านั้น ไม่รับ walk-in ค่ะ", "unknown"),
+    ("Can I book online?", "Appointments by phone only.", "no"),
+    ("Can I order online?", "Orders by phone only, sorry.", "no"),
 ])
 def test_a_page_answers_the_fact_however_it_was_asked(ask: str, line: str, said: str) -> None:
     assert answer(ask, line) == said
+
+
+def test_a_cancellation_policy_is_no_cancelled_service() -> None:
+    assert negated("ร้านยกเลิกบัตรสะสมแต้มแล้ว")
+    assert not negated("ยกเลิกก่อน 7 วัน คืนเงินเต็มจำนวน")

@@ -72,11 +72,11 @@ _WRAPPING = re.compile(
     r"(?:whether|if\b|(?=(?:what|when|how|which|where|who|at what)\b))", re.I)
 #: A brief's reason before its question: "For the card-terminal campaign, ...", "So that
 #: nobody rings them after hours, what time...", "We pitch a QR add-on, so can their
-#: customers...", "Our campaign needs this: is there...".
+#: customers...", "Our campaign needs this: is there...", "Before I plan the route, ...".
 _REASON = re.compile(
     r"^(?:[^?]*?(?:,\s*so|:)\s+(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
     r"where|how|which|who|have|has)\b)|(?:for (?:the|our|this|a|an)|to|so that|in order to|"
-    r"since|because|as)\b[^,?]*,\s*)", re.I)
+    r"since|because|as|(?:before|ahead of|prior to) (?:i|we|our|my)\b)\b[^,?]*,\s*)", re.I)
 #: A weekday written short beside an opening word ("Open Sun?", "Sat/Sun hours?").
 _SHORT_DAY = re.compile(
     r"(?i)(\b(?:open|opens|opening|closed|closes|trading|trade|works?|hours)\s+(?:on\s+)?|"
@@ -110,7 +110,7 @@ def what_is_asked(ask: str) -> str:
     its ``asked_as:`` phrases as their word ("someone who turns up" is a walk-in), and
     without what it says is not needed ("without an appointment": a page naming
     appointments does not answer it) or not asked ("instead of collecting it")."""
-    core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", ask.lower()))
+    core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", _DASHED.sub(" ", ask.lower())))
     core = _SUCH_AS.sub(", ", core)  # each example an alternative
     core = _WHERE_ASKED.sub(" ", core)  # "English-speaking staff on site?": there
     core = _SHARED_HEAD.sub(r"\1 or \3 \2", core)  # "bank card or credit card"
@@ -138,6 +138,10 @@ def _kinds_joined(found: re.Match[str]) -> str:
 
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
+#: Examples after a dash, closed by "anything" or "etc." ("Will they get an order out to a
+#: customer's home - own rider, a courier, anything?"): they explain, as in brackets.
+_DASHED = re.compile(r"(?<=\w)\s+[-–—]\s+[^?]*?,?\s*(?:or\s+)?(?:anything(?: else)?(?: like "
+                     r"that)?|whatever|etc\.?|and so on|or similar)\s*(?=\??\s*$)")
 _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: Where a question's thing is, said at its end ("staff on site?", "Wi-Fi in store?"):
 #: the business's place, no thing asked.

@@ -34,9 +34,10 @@ NO_NEED = re.compile(
     r"|(?:ဘွတ်ကင်|ဘိုကင်|ချိန်းဆို|စာရင်းပေး)\s?မ[^\s။]*ဘဲ"
     # A public holiday is an "office-closed day" (ရုံးပိတ်ရက်), a holiday a "stop day".
     r"|ရုံးပိတ်ရက်|ပိတ်ရက်|วันหยุด\S*", re.I)
-#: Thai "cancelled", of a service that has ended (ยกเลิกไปแล้ว, ยกเลิกบริการ), not a
+#: Thai "cancelled", of a service that has ended (ยกเลิกไปแล้ว, ยกเลิกบริการ,
+#: ยกเลิกบัตรสะสมแต้มแล้ว: the points card is cancelled), not a
 #: cancellation policy (ยกเลิกก่อน 7 วัน).
-CANCELLED_TH = r"ยกเลิก(?:ไป|แล้ว|บริการ)"
+CANCELLED_TH = r"ยกเลิก(?:ไป|แล้ว|บริการ|[\u0e00-\u0e7f]{1,20}?แล้ว)"
 #: A clause about what is only planned ("KBZPay coming soon", "from next month",
 #: เร็วๆ นี้, กำลังจะ, နောက်လကစပြီး, စီစဉ်နေ): no yes about now.
 PLANNED = re.compile(

@@ -115,7 +115,8 @@ def _clause(line: Line, want: Wanted) -> str:
     if pieces[best] not in parts:  # a Thai piece: its comment and its negation
         if best + 1 < len(pieces) and counts[best + 1] == 0 \
                 and _THAI_COMMENT.match(pieces[best + 1]) \
-                and not translated(pieces[best + 1]):  # a comment, not a topic of its own
+                and (not translated(pieces[best + 1])  # a comment, not a topic of its own
+                     or re.match(CANCELLED_TH, pieces[best + 1].strip())):
             clause = f"{clause} {pieces[best + 1]}"
         if best > 0 and _THAI_NEGATION_ONLY.fullmatch(pieces[best - 1].strip()):
             clause = f"{pieces[best - 1]} {clause}"
