@@ -583,9 +583,40 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "ขอรับเฉพาะลูกค้าที่จองคิวล่วงหน้าเท่านั้น ไม่รับ walk-in ค่ะ", "unknown"),
     ("Can I book online?", "Appointments by phone only.", "no"),
     ("Can I order online?", "Orders by phone only, sorry.", "no"),
+    # what was done once and is no more
+    ("Do they deliver?", "We used to deliver, but the rider left last year.", "no"),
+    ("QR payment?", "เมื่อก่อนร้านมีสแกนจ่าย ตอนนี้รับแต่เงินสดนะคะ", "no"),
+    ("Do they deliver?", "အရင်က Foodpanda နဲ့ ပို့ခဲ့ပေမယ့် အခု မပို့တော့ပါ။", "no"),
+    ("Can I pay by QR?", "The QR code at the till can be used to pay.", "yes"),
+    # "nowhere", and Thai "takes only" (รับแต่)
+    ("Customer parking?", "Don't come by car: there's nowhere to park on our soi.", "no"),
+    ("Cards OK?", "ร้านรับแต่เงินสดค่ะ", "no"),
+    # อย่างดี (well) holds no งด (refrain)
+    ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
 def test_a_page_answers_the_fact_however_it_was_asked(ask: str, line: str, said: str) -> None:
     assert answer(ask, line) == said
+
+
+def test_a_sheets_answer_form_and_an_hour_asked_formally() -> None:
+    assert plain_ask("Sun open y/n?") == "Sunday open?"
+    assert plain_ask("Cards (yes/no)?") == "Cards?"
+    assert answer("Sun open y/n?", "วันอาทิตย์ ร้านหยุดครับ") == "no"
+    ask = Question(id="q", ask="On an ordinary working day, at what hour does the business "
+                   "close?", type="text")
+    assert answer_all([ask], [("index.html", "Open 9:00 - 17:00")])["q"].value == "17:00"
+
+
+def test_a_thai_heading_is_answered_by_the_line_under_it() -> None:
+    assert answer("Customer parking?", "ที่จอดรถ", "ขออภัย ร้านไม่มีที่จอดรถยนต์นะคะ") == "no"
+    assert answer("Customer parking?", "ที่จอดรถ", "จอดได้หน้าร้าน 3 คัน") == "yes"
+
+
+def test_a_neighbours_line_gives_way_to_the_next_best() -> None:
+    assert answer("Customer parking?", "The nearest paid car park is behind Wat Phra Singh.",
+                  "Sorry, we have no parking at the hostel.") == "no"
+    assert answer("Customer parking?", "The nearest paid car park is behind the temple.") \
+        == "unknown"
 
 
 def test_a_cancellation_policy_is_no_cancelled_service() -> None:

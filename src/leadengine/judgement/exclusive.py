@@ -15,9 +15,9 @@ from leadengine.judgement.polarity import CLAUSE
 from leadengine.judgement.sentences import Line, stems_of, translated, vocabulary
 from leadengine.judgement.wordforms import meets
 
-#: "only": English, Thai (เท่านั้น, เฉพาะ, อย่างเดียว), Burmese (a word ending in သာ,
+#: "only": English, Thai (เท่านั้น, เฉพาะ, อย่างเดียว, รับแต่: takes only), Burmese (a word ending in သာ,
 #: ပဲ or တည်း, "နှစ်မျိုးတည်း" just two kinds, before a verb or the clause's end).
-ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|อย่างเดียว|"
+ONLY = re.compile(r"(?<![a-z])only(?![a-z])|เท่านั้น|เฉพาะ|อย่างเดียว|(?<=รับ)แต่|"
                   r"(?:(?<=[\u1000-\u109f])|(?<=[A-Za-z] ))(?:သာ|ပဲ|တည်း)(?=\s|[။၊]|$)", re.I)
 
 

@@ -56,7 +56,7 @@ def plain_ask(ask: str) -> str:
     whether..." gives its reason first)."""
     pattern, full = _abbreviations()
     text = pattern.sub(lambda m: full[m.group().lower()], ask)
-    text = _TAG.sub("", text)
+    text = _TAG.sub("", _ANSWER_FORM.sub("", text))
     text = _REASON.sub("", text, count=1)
     text = _CHECKLIST.sub("", text, count=1)
     text = _SHORT_DAY.sub(lambda m: m.group(1) + full_day(m.group(2)), text)
@@ -64,6 +64,9 @@ def plain_ask(ask: str) -> str:
     return text[wrapped.end():].lstrip() if wrapped else text
 
 
+#: How a sheet's header wants its answer written: "Sun open y/n?", "Cards (yes/no)".
+_ANSWER_FORM = re.compile(r"\s*[(\[]?(?<![\w/])(?:y\s*/\s*n|yes\s*/\s*no|y or n|yes or no)"
+                          r"(?![\w/])[)\]]?(?=\s*[?.:]*\s*$)", re.I)
 #: A brief's request around the question: "(could you) find out / check / tell us /
 #: (we need to) know whether | if | what time...".
 _WRAPPING = re.compile(
@@ -111,6 +114,7 @@ def what_is_asked(ask: str) -> str:
     without what it says is not needed ("without an appointment": a page naming
     appointments does not answer it) or not asked ("instead of collecting it")."""
     core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", _DASHED.sub(" ", ask.lower())))
+    core = _NOW.sub(" ", core)  # "hiring right now?" asks about now, as every question does
     core = _SUCH_AS.sub(", ", core)  # each example an alternative
     core = _WHERE_ASKED.sub(" ", core)  # "English-speaking staff on site?": there
     core = _SHARED_HEAD.sub(r"\1 or \3 \2", core)  # "bank card or credit card"
@@ -147,6 +151,8 @@ _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: the business's place, no thing asked.
 _WHERE_ASKED = re.compile(r"\b(?:on[- ]site|on the premises|in[- ]store|in the (?:shop|store)|"
                           r"at the (?:shop|store|place))\s*(?=[?.!]|$)")
+#: "Now", said in a question: every question asks about now.
+_NOW = re.compile(r"\b(?:right now|at the moment|at present|these days|nowadays)\b")
 #: Where examples of a kind begin ("a phone wallet such as PromptPay or KBZPay"): each
 #: example answers the question as the kind does.
 _SUCH_AS = re.compile(r",?\s*(?<![a-z])(?:such as|e\.g\.|eg\.|for example|for instance)\s")

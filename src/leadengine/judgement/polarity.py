@@ -46,22 +46,30 @@ PLANNED = re.compile(
     r"not (?:yet )?(?:but|until))(?![\w])"
     r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า"
     r"|နောက်လ|နောက်နှစ်|မကြာမီ|စီစဉ်နေ|လာမယ့်\s?လ", re.I)
+#: A clause about what was done once and is no more ("We used to deliver", "previously",
+#: เมื่อก่อน, แต่ก่อน, အရင်က): a "no" about now ("the card can be used to pay" is no past).
+PAST = re.compile(
+    r"(?<![\w])(?:(?<!be )(?<!is )(?<!are )(?<!was )(?<!were )used to|previously|formerly|"
+    r"in the past|until last (?:week|month|year))(?![\w])"
+    r"|เมื่อก่อน|แต่ก่อน|ก่อนหน้านี้|အရင်က|ယခင်က", re.I)
 #: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
 #: next door", "parking at the mall nearby", "the bakery next door delivers to us"; or a
 #: warning about fakes and scams ("beware of fakes sold online in our name").
 ELSEWHERE = re.compile(
     r"(?<![a-z])(?:beware|scam|scams|scammers?|fakes?|counterfeits?|impersonat\w*)(?![a-z])|"
     r"ของปลอม|มิจฉาชีพ|แอบอ้าง|အတုတွေ|ခိုးသုံး|ခိုးယူ|"
-    r"(?<![a-z])(?:next door|nearby|near by|neighbou?ring|across the (?:street|road)|"
+    r"(?<![a-z])(?:next door|nearby|near by|nearest|closest|neighbou?ring|"
+    r"across the (?:street|road)|"
     r"(?:friend|neighbou?r)s?['’]s?|"
     r"opposite the|"
-    r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|"
-    r"ဘေးက|ဘေးဆိုင်|အနီးနား|ကပ်လျက်", re.I)
+    r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|ใกล้ที่สุด|"
+    r"အနီးဆုံး|ဘေးက|ဘေးဆိုင်|အနီးနား|ကပ်လျက်", re.I)
 
 
 #: A clause that says the opposite: English words, and Thai and Burmese markers.
 NEGATION = re.compile(
-    r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|nobody|no one|no-one|without|cannot|"
+    r"(?<![\w])(?:no(?!\.\s*(?:\d|$))|not|never|none|nobody|no one|no-one|nowhere|without|"
+    r"cannot|"
     r"can't|cant|don't|dont|"
     r"doesn't|"
     r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't|discontinued|cancelled|"
@@ -71,8 +79,8 @@ NEGATION = re.compile(
     # ห้าม: prohibited.
     r"|ห้าม"
     # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or
-    # across two words (ส่งด่วน: express delivery).
-    r"|ไม่|(?<![\u0e48-\u0e4b])งด(?!งาม|[\u0e48-\u0e4b])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
+    # across two words (ส่งด่วน: express delivery; อย่างดี: well).
+    r"|ไม่|(?<![\u0e48-\u0e4b])งด(?!งาม|[\u0e31\u0e34-\u0e3a\u0e47-\u0e4e])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
     # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ.
     r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
     r"(?:ရှင|ခင်ဗျ|နော်|(?![\u1000-\u1021])))"

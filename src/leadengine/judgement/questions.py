@@ -43,10 +43,8 @@ from leadengine.judgement.counts import (
     number_answer,
     price_answer,
 )
-from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.exclusive import only_answer
 from leadengine.judgement.matching import (
-    SOFT,
     Wanted,
     best_line,
     clauses,
@@ -55,13 +53,14 @@ from leadengine.judgement.matching import (
     opposed,
     wanted,
 )
-from leadengine.judgement.opening import all_day_answer, day_answer, late_answer, time_answer
+from leadengine.judgement.open_asked import when_open
 from leadengine.judgement.phrases import plain_ask, what_is_asked
 from leadengine.judgement.polarity import (
     BURMESE_BECAUSE,
     CANCELLED_TH,
     CLAUSE,
     ELSEWHERE,
+    PAST,
     PLANNED,
     begins_no,
     faq_answer,
@@ -76,7 +75,7 @@ from leadengine.judgement.sentences import (
     stems_of,
     translated,
 )
-from leadengine.judgement.values import ALL_DAY, number_in, time_of
+from leadengine.judgement.values import number_in, time_of
 from leadengine.judgement.wordforms import meets
 from leadengine.knowledge.rules import Question
 from leadengine.retrieval.tokenize import STOP_WORDS
@@ -168,7 +167,7 @@ def answer_offline(question: Question, lines: Sequence[Line],
     turned = _turned_round(question, lines) if question.type == "yes_no" else None
     if turned is not None:
         return turned
-    timed = _opening(question, lines)
+    timed = when_open(question, lines)
     if timed is not None:
         return timed
     priced = price_answer(question.ask, lines) if question.type == "number" else None
@@ -183,7 +182,7 @@ def answer_offline(question: Question, lines: Sequence[Line],
             if question.type == "yes_no" else None
         return found_only or NOT_ANSWERED
     if question.type == "yes_no":
-        return _either_yes(found_parts)
+        return _yes_no_read_on(question, lines, found_parts)
     line, share, want = max(found_parts, key=lambda item: item[1])
     confidence = round(min(0.9, 0.5 + 0.4 * share), 2)
     clause = _clause(line, want)
@@ -247,6 +246,24 @@ def _either_yes(found_parts: Sequence[tuple[Line, float, Wanted]]) -> Answer:
     return max(yes or known or said, key=lambda item: item[1])[0]
 
 
+def _yes_no_read_on(question: Question, lines: Sequence[Line],
+                    found_parts: list[tuple[Line, float, Wanted]]) -> Answer:
+    """A yes/no question answered by its best lines; where they speak of a neighbour's
+    or of what is only planned ("The nearest car park is behind the temple"), by the next
+    best ones ("Sorry, we have no parking"), twice at most."""
+    for _ in range(2):
+        said = _either_yes(found_parts)
+        if said is not NOT_ANSWERED:
+            return said
+        skipped = {line for line, *_ in found_parts}
+        lines = [line for line in lines if line not in skipped]
+        found_parts = [(*found, want) for part in clauses(question)
+                       if (found := best_line(want := wanted(part), lines)) is not None]
+        if not found_parts:
+            return NOT_ANSWERED
+    return _either_yes(found_parts)
+
+
 def _numbered(question: Question, lines: Sequence[Line]) -> list[Line]:
     """The lines that may answer a number question: those with a number (but a
     copyright line's), and of them, when a count is asked for, those with a number next
@@ -290,6 +307,8 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
     if negates(want, clause) or opposed(want, clause) or (
             labelled and begins_no(told)):
         return Answer("no", evidence_of(line), line.source, confidence)
+    if PAST.search(clause):  # "We used to deliver": not now
+        return Answer("no", evidence_of(line), line.source, confidence)
     if _label(line, want) and line.after:
         first = next((p for p in CLAUSE.split(line.after) if p and p.strip()), "")
         if negated(first) or opposed(want, first):
@@ -308,69 +327,16 @@ def _with_next(line: Line) -> str:
     return evidence_of(Line(f"{line.text} {line.after}", "", frozenset()))
 
 
-#: Question words that ask whether a business is open (on a day, at an hour), and of
-#: them those that say so by themselves: "Can I visit them on a Sunday?", "What is the
-#: latest time I can go there?".
-_OPEN_WORDS = frozenset({"open", "close", "work", "oper", "trade", "serv", "day", "hour",
-                         "time", "pm", "am", "late", "latest", "last", "earli", "earliest",
-                         "first", "morn", "even", "night", "public", "nation", "visit",
-                         "go", "come", "drop", "stop", "shut", "finish", "up", "show",
-                         "turn", "arriv", "custom", "by", "end", "start", "begin", "each",
-                         "everi", "walk", "normal", "usual", "regular", "typic", "stay"})
-_OPENING = frozenset({"open", "close", "work", "oper", "time", "visit", "go", "come", "trade",
-                      "shut", "show", "arriv", "hour"})
-#: Words that ask for the closing time rather than the opening one.
-_CLOSING = frozenset({"close", "late", "latest", "last", "until", "till", "shut", "finish",
-                      "end", "stop"})
-#: A header ending "... at?" ("Doors open at?", "Shutters down at?") asks for a time.
-_ENDS_AT = re.compile(r"\bat\s*\?*\s*$", re.I)
-#: Asking how long they stay open: "Until what time...?", "How late...?".
-_UNTIL = re.compile(r"\b(?:until|till|how late)\b", re.I)
-#: A header asking for a time: "Opens at (24h)?", "Closes at?".
-_OPENS_AT = re.compile(r"\b(?:open|close|shut)s?\s+at\b", re.I)
-#: A question asking at what time ("When do they open in the morning?", "How late...?";
-#: "When are they open?" asks for their hours).
-_WHEN = re.compile(r"\s*(?:when (?:do|does|will)|what time|at what time|how (?:late|early))\b",
-                   re.I)
-
-
-def _opening(question: Question, lines: Sequence[Line]) -> Answer | None:
-    """A question about when the business is open, answered from its days and hours
-    (:mod:`leadengine.judgement.opening`); None for any other question, or when the
-    site says nothing about days or hours (the words are matched then)."""
-    want = wanted(question)
-    keys = {key[0] for key in want.keys}
-    words = {k for k in keys if not k.isdigit()}
-    # a who-or-how word asks nothing else ("Could a customer drop by on a Sunday and
-    # *find* them open?")
-    strong = {k for k, weight, *_ in want.keys if weight > SOFT} & words
-    if not words & _OPENING or strong - _OPEN_WORDS - DAYS:
-        return None
-    day = asked_day(keys)
-    if question.type == "yes_no" and day is not None and len(keys & DAYS) == 1:
-        found = day_answer(day, lines)
-        if found is not None and "close" in keys and found.value in ("yes", "no"):
-            # "Are they closed on Sundays?": yes when they are not open.
-            found = replace(found, value="no" if found.value == "yes" else "yes")
-        return found
-    if question.type == "yes_no" and ALL_DAY.search(question.ask):  # "open 24 hours?"
-        return all_day_answer(lines)
-    if question.type == "yes_no":
-        return late_answer(question.ask, lines)
-    if question.type == "text" and ("time" in keys or _WHEN.match(question.ask)
-                                    or _OPENS_AT.search(question.ask)
-                                    or (keys & {"open", "close"}
-                                        and _ENDS_AT.search(question.ask))):
-        closing = bool(keys & _CLOSING) or _UNTIL.search(question.ask) is not None
-        return time_answer(closing, lines)  # "What time do they close?"
-    return None
-
-
 def _label(line: Line, want: Wanted) -> bool:
     """A line that only names what is asked ("Parking", "Delivery:"), as a heading or a
-    table's first cell does: the line after it says yes or no."""
+    table's first cell does, or a short Thai or Burmese heading over a line about it: the
+    line after it says yes or no."""
     if line.text.rstrip().endswith((":", "：")):
         return True
+    if not line.text.isascii():  # "ที่จอดรถ" over a line about parking
+        text = line.text.strip()
+        return len(text) <= 16 and _heading(text) and bool(line.after) and bool(matched(
+            want, frozenset(stems_of(line.after) | translated(line.after)), line.after))
     words = LATIN_WORD.findall(line.text)
     return bool(words) and line.text.isascii() and len(words) <= 3 and all(
         any(meets(key[0], stem(w)) for key in want.keys) for w in words
