@@ -591,6 +591,24 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # "nowhere", and Thai "takes only" (รับแต่)
     ("Customer parking?", "Don't come by car: there's nowhere to park on our soi.", "no"),
     ("Cards OK?", "ร้านรับแต่เงินสดค่ะ", "no"),
+    # what a dash follows is asked apart ("- web shop, Shopee or chat?"); "no cash on me
+    # - ..." is a condition
+    ("Do they sell online - web shop, Shopee/Lazada, or orders taken over chat?",
+     "ร้านไม่ได้ขายสินค้าออนไลน์นะคะ", "no"),
+    ("no cash on me - can i pay by bank transfer or scan qr?",
+     "Pay at the desk by card (Visa, Mastercard) or cash.", "unknown"),
+    ("Do they sell online in any form - their own web shop or a marketplace?",
+     "We sell on Shopee too.", "yes"),
+    ("Can I pay by a wallet such as KBZPay or Wave Pay?",
+     "လစဉ်ကြေးကို ငွေသား (သို့) Wave Pay နဲ့သာ ပေးသွင်းရပါမယ်။", "yes"),
+    ("Can customers order by chat?", "Viber ကနေ ပစ္စည်းပုံ ပို့ပြီး မှာလို့ရပါတယ်", "yes"),
+    # a page disowned is no page of theirs, and no "no" either
+    ("LINE / FB page to message?",
+     'ร้านเราไม่เกี่ยวข้องกับเพจ Facebook ชื่อ "Sak Laundry Jomtien" นะคะ', "unknown"),
+    ("Are they hiring right now, any job ads up?", "Help wanted: a part-time shop assistant",
+     "yes"),
+    ("Are they hiring?", "ဝန်ထမ်းခေါ်ထားတာ ပြည့်သွားပါပြီ။", "no"),
+    ("English-speaking staff on site?", "มีครูต่างชาติ สอนภาษาอังกฤษ ทุกวัน", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

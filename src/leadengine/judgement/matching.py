@@ -65,6 +65,11 @@ def clauses(question: Question) -> list[Question]:
     """The question, and each of its alternatives asked apart ("Do they offer home
     visits or come to the customer's place?": either part answered answers it)."""
     core = what_is_asked(question.ask)  # "a car or motorbike" read as parking first
+    # "Do they sell online - web shop, Shopee or chat?": what the dash follows is asked
+    # apart too (not "no cash on me - ...": that is a condition)
+    dash = _DASH.search(core)
+    if dash and not NEGATION.search(NO_NEED.sub(" ", core[:dash.start()])):
+        core = f"{core[:dash.start()]}, {core[dash.end():]}"
     # "If the customer only speaks English, will someone talk to them?" is one question.
     cuts = r"\s+or\s+(?=\S+\s+\S+)" if _CONDITION.match(core) else \
         r",|;|\s/\s|\s+or\s+(?=\S+\s+\S+)"  # "bank transfer / QR / e-wallet"
@@ -78,6 +83,7 @@ def clauses(question: Question) -> list[Question]:
                         if any(weight == 1.0 for _, weight, _, _ in wanted(part).keys))]
 
 
+_DASH = re.compile(r"\s[-–—]\s")
 #: A question that starts with its condition.
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
 

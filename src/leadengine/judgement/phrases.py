@@ -114,7 +114,7 @@ def what_is_asked(ask: str) -> str:
     without what it says is not needed ("without an appointment": a page naming
     appointments does not answer it) or not asked ("instead of collecting it")."""
     core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", _DASHED.sub(" ", ask.lower())))
-    core = _NOW.sub(" ", core)  # "hiring right now?" asks about now, as every question does
+    core = _NOW.sub(" ", core)  # "hiring right now?", "sell online in any form?"
     core = _SUCH_AS.sub(", ", core)  # each example an alternative
     core = _WHERE_ASKED.sub(" ", core)  # "English-speaking staff on site?": there
     core = _SHARED_HEAD.sub(r"\1 or \3 \2", core)  # "bank card or credit card"
@@ -151,8 +151,10 @@ _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: the business's place, no thing asked.
 _WHERE_ASKED = re.compile(r"\b(?:on[- ]site|on the premises|in[- ]store|in the (?:shop|store)|"
                           r"at the (?:shop|store|place))\s*(?=[?.!]|$)")
-#: "Now", said in a question: every question asks about now.
-_NOW = re.compile(r"\b(?:right now|at the moment|at present|these days|nowadays)\b")
+#: "Now" or "in any form", said in a question: every question asks about now, and in
+#: any form.
+_NOW = re.compile(r"\b(?:right now|at the moment|at present|these days|nowadays|"
+                  r"in any (?:form|way|shape|kind))\b")
 #: Where examples of a kind begin ("a phone wallet such as PromptPay or KBZPay"): each
 #: example answers the question as the kind does.
 _SUCH_AS = re.compile(r",?\s*(?<![a-z])(?:such as|e\.g\.|eg\.|for example|for instance)\s")
