@@ -609,6 +609,20 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "yes"),
     ("Are they hiring?", "ဝန်ထမ်းခေါ်ထားတာ ပြည့်သွားပါပြီ။", "no"),
     ("English-speaking staff on site?", "มีครูต่างชาติ สอนภาษาอังกฤษ ทุกวัน", "yes"),
+    # a question asking whether there is none: answered the right way round, turned over
+    ("Is it collect-in-person only, with no delivery to the customer's address?",
+     "ในเมืองอุดรส่งฟรีถึงบ้านภายในวัน", "no"),
+    ("Is it collect-in-person only, with no delivery to the customer's address?",
+     "For safety we never courier jewellery; collect it at the shop.", "yes"),
+    ("Do they take people who just turn up with no booking or appointment?",
+     "ไม่ต้องจองล่วงหน้า มาเลือกรถที่ร้านได้เลยครับ", "yes"),
+    # a neighbour's (not ours!), a park to visit, a marketplace shop someone else keeps
+    ("Wi-Fi for customers?", "The café downstairs (not ours!) has Wi-Fi.", "unknown"),
+    ("Do they deliver?", "Our neighbours at Fit Box Kitchen deliver meal-prep boxes.", "unknown"),
+    ("Customer parking?", "The marine park fee (300 THB) is paid on the boat.", "unknown"),
+    ("Do they sell online - a web shop, Shopee or Lazada?",
+     "ยางที่ลูกค้าซื้อจาก Shopee หรือ Lazada เอามาใส่ที่ร้านได้", "unknown"),
+    ("Do they sell on Shopee?", "รองเท้าบัลเล่ต์ ครูแนะนำร้านใน Shopee ให้ได้ค่ะ", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -53,14 +53,15 @@ PAST = re.compile(
     r"in the past|until last (?:week|month|year))(?![\w])"
     r"|เมื่อก่อน|แต่ก่อน|ก่อนหน้านี้|အရင်က|ယခင်က", re.I)
 #: A sentence about a neighbour, not the business: "free Wi-Fi at the shopping centre
-#: next door", "parking at the mall nearby", "the bakery next door delivers to us"; or a
+#: next door", "parking at the mall nearby", "the bakery next door delivers to us", "the
+#: café downstairs (not ours!) has Wi-Fi"; or a
 #: warning about fakes and scams ("beware of fakes sold online in our name").
 ELSEWHERE = re.compile(
     r"(?<![a-z])(?:beware|scam|scams|scammers?|fakes?|counterfeits?|impersonat\w*)(?![a-z])|"
     r"ของปลอม|มิจฉาชีพ|แอบอ้าง|အတုတွေ|ခိုးသုံး|ခိုးယူ|"
     r"(?<![a-z])(?:next door|nearby|near by|nearest|closest|neighbou?ring|"
     r"across the (?:street|road)|"
-    r"(?:friend|neighbou?r)s?['’]s?|"
+    r"(?:friend|neighbou?r)s?['’]s?|our neighbou?rs|\(not (?:us|ours|our \w+)\W{0,2}\)|"
     r"opposite the|"
     r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|ใกล้ที่สุด|"
     r"အနီးဆုံး|ဘေးက|ဘေးဆိုင်|အနီးနား|ကပ်လျက်", re.I)

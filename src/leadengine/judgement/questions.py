@@ -210,14 +210,22 @@ def answer_offline(question: Question, lines: Sequence[Line],
 
 def _turned_round(question: Question, lines: Sequence[Line]) -> Answer | None:
     """A yes/no question asked the other way round, answered the right way round and
-    turned over: "Are cards refused there?" is "Are cards accepted?", "Is booking ahead
-    required?" is "Do they take walk-ins?"; None for any other question."""
+    turned over: "Are cards refused there?" is "Are cards accepted?", "..., with no
+    delivery?" is "Is there delivery?", "Is booking ahead required?" is "Do they take
+    walk-ins?"; None for any other question."""
     if _REFUSED.search(question.ask):
         taken = answer_offline(question.model_copy(
             update={"ask": _REFUSED.sub("accepted", question.ask)}), lines)
         if taken.value in ("yes", "no"):
             return replace(taken, value="no" if taken.value == "yes" else "yes")
         return taken
+    without = _WITH_NO.search(question.ask)
+    if without:  # "Is it collect-in-person only, with no delivery to the customer's address?"
+        offered = answer_offline(question.model_copy(
+            update={"ask": f"Is there {without.group(1)}?"}), lines)
+        if offered.value in ("yes", "no"):
+            return replace(offered, value="no" if offered.value == "yes" else "yes")
+        return offered
     if _BOOKING_NEEDED.search(what_is_asked(question.ask)):
         walk_in = answer_offline(_WALK_IN, lines)
         if walk_in.value in ("yes", "no"):
@@ -231,6 +239,10 @@ _BOOKING_NEEDED = re.compile(
     r"(?=.*\b(?:book\w*|appointments?|reserv\w*)\b)(?=.*\b(?:required|requires?|need|needed|"
     r"necessary|have to|has to|must|mandatory|compulsory)\b)", re.I)
 _WALK_IN = Question(id="walk_in", ask="Do they take walk-ins?", type="yes_no")
+#: A question asking whether there is none of something: "..., with no delivery?", "Is
+#: there no parking?" (not "who turn up with no booking": that is what is asked).
+_WITH_NO = re.compile(r"(?:(?:,|\bonly)\s*(?:with|and|but) no|^\s*(?:is|are) there no)\s+"
+                      r"([^,;?]{3,}?)\s*\??\s*$", re.I)
 #: A question asking whether something is refused ("Are cards refused?", "not accepted").
 _REFUSED = re.compile(r"\b(?:refused|refuse|rejected|declined|not accepted|not taken)\b", re.I)
 
