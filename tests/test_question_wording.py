@@ -124,6 +124,7 @@ def test_a_burmese_evening_before_a_clock_time_is_afternoon() -> None:
     ("Hours\nSunday & full-moon days\nClosed", "no"),
     ("วันอาทิตย์และวันหยุดนักขัตฤกษ์ หมอพักค่ะ", "no"),
     ("ที่พักเปิดทุกวัน", "yes"),
+    ("ရုံးဖွင့်ချိန်\nတနင်္ဂနွေ နဲ့ ရုံးပိတ်ရက်\nပိတ်ပါတယ်", "no"),
 ])
 def test_a_table_row_of_listed_days_is_read_with_its_hours(cells: str, said: str) -> None:
     assert answer("Open on Sundays?", cells) == said

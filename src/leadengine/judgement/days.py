@@ -232,7 +232,7 @@ def _only_days(text: str) -> bool:
     for start, end, _ in reversed(_names(rest)):
         rest = rest[:start] + " " + rest[end:]
     rest = _HOLIDAYS.sub(" ", _EVERY_DAY.sub(" ", rest))
-    return not re.sub(r"[\s:.,&\-–/၊]|and|และ|နှင့်|holidays?", "", rest, flags=re.I)
+    return not re.sub(r"[\s:.,&\-–/၊]|and|และ|กับ|နှင့်|နဲ့|holidays?", "", rest, flags=re.I)
 
 
 def asked_day(stems: Iterable[str]) -> int | None:
