@@ -119,7 +119,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "au": FIXTURES / "questions_au", "av": FIXTURES / "questions_av",
         "aw": FIXTURES / "questions_aw", "ax": FIXTURES / "questions_ax",
         "ay": FIXTURES / "questions_ay", "az": FIXTURES / "questions_az",
-        "ba": FIXTURES / "questions_ba", "bb": FIXTURES / "questions_bb"}
+        "ba": FIXTURES / "questions_ba", "bb": FIXTURES / "questions_bb",
+        "bc": FIXTURES / "questions_bc", "bd": FIXTURES / "questions_bd",
+        "be": FIXTURES / "questions_be"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 

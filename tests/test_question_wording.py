@@ -624,6 +624,14 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they sell online - a web shop, Shopee or Lazada?",
      "ยางที่ลูกค้าซื้อจาก Shopee หรือ Lazada เอามาใส่ที่ร้านได้", "unknown"),
     ("Do they sell on Shopee?", "รองเท้าบัลเล่ต์ ครูแนะนำร้านใน Shopee ให้ได้ค่ะ", "unknown"),
+    # an alternative that is the opposite of the first side: the first side is asked
+    ("can ppl just turn up or do they have to book first?",
+     "Please book ahead: with only four bungalows we can't take walk-in guests.", "no"),
+    ("can ppl just turn up or do they have to book first?",
+     "No appointment needed: come in, grab a stool and dig through the crates.", "yes"),
+    ("can ppl just walk in or is it appt only?",
+     "Viewings are by appointment only, so that we can give you a quiet room.", "no"),
+    ("Do they deliver or is it pickup only?", "Pick-up only, sorry.", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -84,6 +84,31 @@ def clauses(question: Question) -> list[Question]:
 
 
 _DASH = re.compile(r"\s[-–—]\s")
+def one_sided(ask: str) -> str:
+    """A question whose alternative is the opposite of what it asks first ("Can people
+    just walk in or is it appointment only?", "... or do they have to book first?"):
+    its first side, which "yes" answers."""
+    for cut in _OR.finditer(ask):
+        head, tail = ask[:cut.start()], what_is_asked(ask[cut.end():])
+        want = wanted(Question(id="side", ask=head, type="yes_no"))
+        if want.keys and (opposed(want, tail) or (
+                not _WALK_IN.isdisjoint(key for key, *_ in want.keys)
+                and (BOOKING_NEEDED.search(tail) or _BY_BOOKING.search(tail)))):
+            return f"{head.rstrip()}?"
+    return ask
+
+
+_OR = re.compile(r",?\s+or\s+", re.I)
+#: A question whether booking is needed: "Is booking ahead required?", "Do I need an
+#: appointment?", "Must I reserve?".
+BOOKING_NEEDED = re.compile(
+    r"(?=.*\b(?:book\w*|appointments?|reserv\w*)\b)(?=.*\b(?:required|requires?|need|needed|"
+    r"necessary|have to|has to|must|mandatory|compulsory)\b)", re.I)
+#: Booking as the only way in: "appointment only", "by booking".
+_BY_BOOKING = re.compile(r"\b(?:(?:appointments?|bookings?|reservations?) only|"
+                         r"by (?:appointment|booking|reservation))\b", re.I)
+
+
 #: A question that starts with its condition.
 _CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
 

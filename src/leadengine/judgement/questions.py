@@ -45,11 +45,13 @@ from leadengine.judgement.counts import (
 )
 from leadengine.judgement.exclusive import only_answer
 from leadengine.judgement.matching import (
+    BOOKING_NEEDED,
     Wanted,
     best_line,
     clauses,
     matched,
     negates,
+    one_sided,
     opposed,
     wanted,
 )
@@ -157,7 +159,7 @@ def answer_offline(question: Question, lines: Sequence[Line],
                    evidence: Mapping[str, str] | None = None) -> Answer:
     """The question answered from the site's lines (and, for a yes/no question with a
     ``signal``, from the site's signals first)."""
-    question = question.model_copy(update={"ask": plain_ask(question.ask)})
+    question = question.model_copy(update={"ask": one_sided(plain_ask(question.ask))})
     if question.signal and signals and signals.get(question.signal):
         seen = (evidence or {}).get(question.signal, "")
         return Answer("yes", seen or f"the site shows {question.signal.replace('_', ' ')}",
@@ -226,18 +228,13 @@ def _turned_round(question: Question, lines: Sequence[Line]) -> Answer | None:
         if offered.value in ("yes", "no"):
             return replace(offered, value="no" if offered.value == "yes" else "yes")
         return offered
-    if _BOOKING_NEEDED.search(what_is_asked(question.ask)):
+    if BOOKING_NEEDED.search(what_is_asked(question.ask)):
         walk_in = answer_offline(_WALK_IN, lines)
         if walk_in.value in ("yes", "no"):
             return replace(walk_in, value="no" if walk_in.value == "yes" else "yes")
     return None
 
 
-#: A question whether booking is needed: "Is booking ahead required?", "Do I need an
-#: appointment?", "Must I reserve?".
-_BOOKING_NEEDED = re.compile(
-    r"(?=.*\b(?:book\w*|appointments?|reserv\w*)\b)(?=.*\b(?:required|requires?|need|needed|"
-    r"necessary|have to|has to|must|mandatory|compulsory)\b)", re.I)
 _WALK_IN = Question(id="walk_in", ask="Do they take walk-ins?", type="yes_no")
 #: A question asking whether there is none of something: "..., with no delivery?", "Is
 #: there no parking?" (not "who turn up with no booking": that is what is asked).
