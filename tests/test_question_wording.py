@@ -632,6 +632,17 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("can ppl just walk in or is it appt only?",
      "Viewings are by appointment only, so that we can give you a quiet room.", "no"),
     ("Do they deliver or is it pickup only?", "Pick-up only, sorry.", "no"),
+    # a negation before a list's first comma is the whole list's
+    ("Do they sell online?", "Sorry, we don't ship, deliver or sell online.", "no"),
+    ("Do they deliver?", "We don't do repairs, but we deliver or ship anywhere.", "yes"),
+    ("Do they take cards?", "Sorry, no QR or bank transfers – cash or card only.", "yes"),
+    # a day alone asks whether they are open then; "our only location"
+    ("do they do sundays?", "တနင်္ဂနွေနေ့တွေမှာ နားပါတယ်။", "no"),
+    ("Does the business operate from more than one branch?",
+     "Ari is our only location for now.", "no"),
+    # where it is delivered, named before "delivery", says it is a delivery
+    ("Home/office delivery y/n?", "We deliver to your door anywhere in Yangon.", "yes"),
+    ("Customer parking?", "The red door is two doors down from the Parking Lot Bar.", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -54,7 +54,9 @@ def when_open(question: Question, lines: Sequence[Line]) -> Answer | None:
     # a who-or-how word asks nothing else ("Could a customer drop by on a Sunday and
     # *find* them open?")
     strong = {k for k, weight, *_ in want.keys if weight > SOFT} & words
-    if not words & _OPENING or strong - _OPEN_WORDS - DAYS:
+    # a day alone asks whether they are open then ("do they do Sundays?")
+    only_a_day = bool(strong) and strong <= DAYS and question.type == "yes_no"
+    if not (words & _OPENING or only_a_day) or strong - _OPEN_WORDS - DAYS:
         return None
     day = asked_day(keys)
     if question.type == "yes_no" and day is not None and len(keys & DAYS) == 1:

@@ -104,6 +104,10 @@ def _clause(line: Line, want: Wanted) -> str:
     counts = [held(piece) for piece in pieces]
     best = max(range(len(pieces)), key=lambda i: counts[i])
     clause = pieces[best]
+    if best > 0 and _LIST_END.search(clause) and _LIST_START.search(pieces[best - 1]) \
+            and re.search(re.escape(pieces[best - 1]) + r"\s*,\s*" + re.escape(clause.strip()),
+                          line.text):  # "we don't ship, deliver or sell online"
+        clause = f"{pieces[best - 1]}, {clause}"
     # A Burmese list item ("ခရက်ဒစ်ကတ်၊ ဒက်ဘစ်ကတ် လက်မခံပါ"): its verb, and so its
     # negation, ends the sentence.
     following = best + 1
@@ -125,6 +129,12 @@ def _clause(line: Line, want: Wanted) -> str:
 
 
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
+#: The last items of a list ("..., deliver or sell online"): a negation before its first
+#: comma is theirs too.
+_LIST_END = re.compile(r"^\s*(?!(?:we|they|i|you|it|he|she)\b)[A-Za-z-]+(?:\s+[A-Za-z-]+)?"
+                       r"\s+(?:or|nor|and)\s", re.I)
+#: A list's first item after a negation, up to its comma ("we don't ship, ...").
+_LIST_START = re.compile(r"(?:n't|\bnot|\bnever)\s+[A-Za-z-]+\s*$", re.I)
 #: Where a clause says something aside: a long parenthesis ("(no Amex, sorry)"; a short
 #: one names what it follows: "(gift card)").
 _ASIDE = re.compile(r"\s*\(([^()]{12,})\)")
