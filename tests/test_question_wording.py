@@ -643,6 +643,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # where it is delivered, named before "delivery", says it is a delivery
     ("Home/office delivery y/n?", "We deliver to your door anywhere in Yangon.", "yes"),
     ("Customer parking?", "The red door is two doors down from the Parking Lot Bar.", "unknown"),
+    # a reason before a dash; a plan for next year; Burmese "not" inside "come and repair"
+    ("Buyers up there don't carry cash - can you pay them by bank transfer or QR?",
+     "Cash or bank transfer only (KBZ, AYA, CB Bank)", "yes"),
+    ("Do they sell online?", "📢 ปีหน้ามีแผนจะเปิดร้านใน Shopee ติดตามได้เลย", "unknown"),
+    ("Home visits?", "အိမ်ကို လာမပြင်ပေးတော့ပါ၊ ဆရာ အငြိမ်းစား ယူသွားလို့ပါ။", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

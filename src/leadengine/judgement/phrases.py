@@ -75,9 +75,10 @@ _WRAPPING = re.compile(
     r"(?:whether|if\b|(?=(?:what|when|how|which|where|who|at what)\b))", re.I)
 #: A brief's reason before its question: "For the card-terminal campaign, ...", "So that
 #: nobody rings them after hours, what time...", "We pitch a QR add-on, so can their
-#: customers...", "Our campaign needs this: is there...", "Before I plan the route, ...".
+#: customers...", "Our campaign needs this: is there...", "Before I plan the route, ...",
+#: "Buyers up there don't carry cash - can you pay ...?".
 _REASON = re.compile(
-    r"^(?:[^?]*?(?:,\s*so|:)\s+(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
+    r"^(?:[^?]*?(?:,\s*so|:|\s[-–—])\s+(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
     r"where|how|which|who|have|has)\b)|(?:for (?:the|our|this|a|an)|to|so that|in order to|"
     r"since|because|as|(?:before|ahead of|prior to) (?:i|we|our|my)\b)\b[^,?]*,\s*)", re.I)
 #: A weekday written short beside an opening word ("Open Sun?", "Sat/Sun hours?").

@@ -44,7 +44,7 @@ PLANNED = re.compile(
     r"(?<![\w])(?:coming soon|soon to (?:come|be)|planned|planning to|plan to|"
     r"(?:from|starting|as of) next (?:week|month|year)|will (?:soon|start|begin)|"
     r"not (?:yet )?(?:but|until))(?![\w])"
-    r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า"
+    r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า|ปีหน้า|เดือนหน้า|มีแผน|วางแผน"
     r"|နောက်လ|နောက်နှစ်|မကြာမီ|စီစဉ်နေ|လာမယ့်\s?လ", re.I)
 #: A clause about what was done once and is no more ("We used to deliver", "previously",
 #: เมื่อก่อน, แต่ก่อน, အရင်က): a "no" about now ("the card can be used to pay" is no past).
@@ -82,8 +82,9 @@ NEGATION = re.compile(
     # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or
     # across two words (ส่งด่วน: express delivery; อย่างดี: well).
     r"|ไม่|(?<![\u0e48-\u0e4b])งด(?!งาม|[\u0e31\u0e34-\u0e3a\u0e47-\u0e4e])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
-    # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ.
-    r"|(?<=[\u103a\u1037\u1038])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
+    # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ, လာပြင် (come
+    # and repair) -> လာမပြင်.
+    r"|(?<=[\u103a\u1037\u1038\u102b\u102c])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ|နိုင်)"
     r"(?:ရှင|ခင်ဗျ|နော်|(?![\u1000-\u1021])))"
     # ...or starts a word with it: မပြုလုပ်ပါ (does not do), မယူပါ (does not take).
     r"|(?<![\u1000-\u109f])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ)"
