@@ -648,6 +648,14 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "Cash or bank transfer only (KBZ, AYA, CB Bank)", "yes"),
     ("Do they sell online?", "📢 ปีหน้ามีแผนจะเปิดร้านใน Shopee ติดตามได้เลย", "unknown"),
     ("Home visits?", "အိမ်ကို လာမပြင်ပေးတော့ပါ၊ ဆရာ အငြိမ်းစား ယူသွားလို့ပါ။", "no"),
+    # a kind of thing is the thing; a statement before the question is its reason
+    ("Do they have any kind of loyalty scheme?", "บัตรสะสมแต้ม ครบ 10 ดวง ทานฟรี 1 ท่าน", "yes"),
+    ("Our rep only speaks English. Is there anyone on site who can chat with them in "
+     "English?", "Tom handles bookings and speaks English.", "yes"),
+    # bulk and wholesale are one thing; what the business buys in bulk is not it
+    ("bulk/wholesale orders ok?", "Wholesale parcels for jewellers, by appointment.", "yes"),
+    ("Do they take bulk or wholesale orders?", "We buy our rice in bulk from a mill.",
+     "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -251,7 +251,10 @@ _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "person", "come", "go", "get", "make", "use", "give", "need", "want",
                    "allow", "permit", "welcom", "look", "find", "seek", "pay", "page",
                    "contact", "reach", "messag", "job", "work", "visit", "payment", "own",
-                   "deal", "crew"})
+                   "deal", "crew",
+                   # a kind of thing, not the thing ("any kind of loyalty scheme")
+                   "kind", "sort", "type", "scheme", "programm", "program", "system",
+                   "option", "facil", "arrang", "method", "setup"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5

@@ -57,6 +57,10 @@ def plain_ask(ask: str) -> str:
     pattern, full = _abbreviations()
     text = pattern.sub(lambda m: full[m.group().lower()], ask)
     text = _TAG.sub("", _ANSWER_FORM.sub("", text))
+    sentences = _SENTENCE.split(text.strip())
+    if len(sentences) > 1 and sentences[-1].rstrip().endswith("?") \
+            and not any(s.rstrip().endswith("?") for s in sentences[:-1]):
+        text = sentences[-1]  # "Our rep only speaks English. Is there anyone ...?"
     text = _REASON.sub("", text, count=1)
     text = _CHECKLIST.sub("", text, count=1)
     text = _SHORT_DAY.sub(lambda m: m.group(1) + full_day(m.group(2)), text)
@@ -64,6 +68,9 @@ def plain_ask(ask: str) -> str:
     return text[wrapped.end():].lstrip() if wrapped else text
 
 
+#: Where a sentence before the question ends ("Our rep only speaks English. Is ...?"; not
+#: "e.g. KBZPay").
+_SENTENCE = re.compile(r"(?<=[a-z]{2}[.!])\s+(?=[A-Z])")
 #: How a sheet's header wants its answer written: "Sun open y/n?", "Cards (yes/no)".
 _ANSWER_FORM = re.compile(r"\s*[(\[]?(?<![\w/])(?:y\s*/\s*n|yes\s*/\s*no|y or n|yes or no)"
                           r"(?![\w/])[)\]]?(?=\s*[?.:]*\s*$)", re.I)
@@ -150,8 +157,9 @@ _DASHED = re.compile(r"(?<=\w)\s+[-–—]\s+[^?]*?,?\s*(?:or\s+)?(?:anything(?:
 _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: Where a question's thing is, said at its end ("staff on site?", "Wi-Fi in store?"):
 #: the business's place, no thing asked.
-_WHERE_ASKED = re.compile(r"\b(?:on[- ]site|on the premises|in[- ]store|in the (?:shop|store)|"
-                          r"at the (?:shop|store|place))\s*(?=[?.!]|$)")
+_WHERE_ASKED = re.compile(r"\b(?:(?:on[- ]site|on the premises|in[- ]store|in the (?:shop|store)|"
+                          r"at the (?:shop|store|place))\s*(?=[?.!]|$)|(?:on[- ]site|on the "
+                          r"premises)\s+(?=who|that|to)\b)")
 #: "Now" or "in any form", said in a question: every question asks about now, and in
 #: any form.
 _NOW = re.compile(r"\b(?:right now|at the moment|at present|these days|nowadays|"
