@@ -656,11 +656,30 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("bulk/wholesale orders ok?", "Wholesale parcels for jewellers, by appointment.", "yes"),
     ("Do they take bulk or wholesale orders?", "We buy our rice in bulk from a mill.",
      "unknown"),
+    # speaking is no class (the speaking group's "lessons in" is a name, not its words);
+    # a course the staff took is no class for customers
+    ("Do they run classes or workshops?", "We speak English, Thai and a bit of Japanese.",
+     "unknown"),
+    ("English staff?", "Lessons in English and Thai.", "yes"),
+    ("Do they run classes or workshops?", "ช่างหนุ่มจบคอร์สบาร์เบอร์จากกรุงเทพฯ ปี 2562", "unknown"),
+    ("Do they run classes or workshops?", "Our neighbour Beat Lab runs DJ courses upstairs.",
+     "unknown"),
+    ("Is their Facebook page there to message?",
+     "เคยลงรีวิวในเพจ Facebook \"เชียงรายกินไหนดี\" ด้วยนะ", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
 def test_a_page_answers_the_fact_however_it_was_asked(ask: str, line: str, said: str) -> None:
     assert answer(ask, line) == said
+
+
+def test_english_spoken_times_and_a_closing_said_with_and() -> None:
+    line = "We open at 10:30 in the morning and lock up at 7:30 in the evening."
+    assert answer_all([Question(id="q", ask="wat time do they close up?", type="text")],
+                      [("index.html", line)])["q"].value == "19:30"
+    line = "Hours: Monday to Saturday, from 9 in the morning until 5 in the afternoon."
+    assert answer_all([Question(id="q", ask="Opening time?", type="text")],
+                      [("index.html", line)])["q"].value == "9:00"
 
 
 def test_a_sheets_answer_form_and_an_hour_asked_formally() -> None:

@@ -60,12 +60,17 @@ _AGES = re.compile(r"(?:ages?|aged|kids|children|years|grades?|levels?|units?|ch
                    r"books?|steps?|sizes?|อายุ|เด็ก|ชั้น|ระดับ|အသက်|အတန်း)\s*$", re.I)
 #: What stands between a range's two times.
 _BETWEEN = re.compile(r"[-–—~]|\bto\b|\btill\b|\buntil\b|ถึง|จนถึง|မှ|ကနေ|အထိ|ထိ", re.I)
+#: A second time said as the closing one: "open at 10:30 and lock up at 7:30 pm".
+_CLOSE_AT = re.compile(r"\b(?:close|closes|closing|lock up|locks up|shut|shuts|finish|"
+                       r"finishes)\s+(?:at\s+)?$", re.I)
 #: Open all day and night.
 ALL_DAY = re.compile(r"24\s*(?:hours|hrs|h|ชั่วโมง|ชม\.?|နာရီ)|24/7|၂၄\s*နာရီ", re.I)
 #: Half past: ครึ่ง (after โมง or ทุ่ม), ခွဲ.
 _HALF = re.compile(r"\s*(?:โมง)?\s*ครึ่ง|\s*ခွဲ")
 #: Burmese evening or night just before a clock time ("ညနေ ၆:၃၀", "ည ၇:၃၀").
 _EVENING = re.compile(r"(?<![\u1000-\u109f])(?:ညနေ(?:ပိုင်း)?|ည(?:ဘက်)?)\s*$")
+#: An English evening after a clock time ("7:30 in the evening", "8.00 at night").
+_EVENING_AFTER = re.compile(r"\s*(?:in the (?:afternoon|evening)|at night)\b", re.I)
 #: Midday (နေ့လည်): 11 and 12 as they are, 1 to 6 in the afternoon.
 NOON = -1
 #: Thai and Burmese spoken times: (pattern with the hour, hours added, half past).
@@ -78,7 +83,11 @@ _SPOKEN = (
     (re.compile(r"(?:မနက်|နံနက်)\s*(\d{1,2})\s*နာရီ"), 0),
     (re.compile(r"ညနေ\s*(\d{1,2})\s*နာရီ"), 12),
     (re.compile(r"နေ့လ(?:ည|ယ)်\s*(\d{1,2})\s*နာရီ"), NOON),
-    (re.compile(r"ည\s*(\d{1,2})\s*နာရီ"), 12))
+    (re.compile(r"ည\s*(\d{1,2})\s*နာရီ"), 12),
+    # English spoken: "from 9 in the morning until 5 in the afternoon"
+    (re.compile(r"(?i)(?<![\d:.])(\d{1,2})\s*(?:o['’]clock\s*)?in the morning"), 0),
+    (re.compile(r"(?i)(?<![\d:.])(\d{1,2})\s*(?:o['’]clock\s*)?(?:in the (?:afternoon|evening)|"
+                r"at night)"), 12))
 
 
 #: Spoken times written in words: the same in digits (บ่ายโมง is 1 pm; เที่ยง noon).
@@ -111,8 +120,9 @@ def times_in(text: str) -> tuple[tuple[int, str], ...]:
         hour = int(clock.group(1) or clock.group(4))
         minute = int(clock.group(2) or 0)
         meridiem = (clock.group(3) or clock.group(5) or "").lower()
-        evening = not meridiem and _EVENING.search(plain, max(0, clock.start() - 12),
-                                                   clock.start()) is not None
+        evening = not meridiem and (_EVENING.search(plain, max(0, clock.start() - 12),
+                                                    clock.start()) is not None
+                                    or _EVENING_AFTER.match(plain, clock.end()) is not None)
         if (meridiem.startswith("p") or evening) and hour < 12:
             hour += 12  # 7 pm; Burmese "ညနေ ၆:၃၀" (evening 6:30)
         if hour < 24 and minute < 60:
@@ -144,13 +154,13 @@ def time_of(text: str) -> str | None:
 
 @lru_cache(maxsize=8192)
 def hours_of(text: str) -> tuple[str, str] | None:
-    """The first opening hours in ``text``: a time, a dash (or "to", ถึง, မှ...) and a
-    later time, as (opens, closes); None when it holds no such pair."""
+    """The first opening hours in ``text``: a time, a dash (or "to", ถึง, မှ..., or "and
+    close at") and a later time, as (opens, closes); None when it holds no such pair."""
     found = times_in(text)
     plain = _spelled(text.translate(DIGITS))
     for (start, opens), (end, closes) in pairwise(found):
         between = plain[start:end]
-        if _BETWEEN.search(between):
+        if _BETWEEN.search(between) or _CLOSE_AT.search(between):
             return opens, closes
     return None
 
