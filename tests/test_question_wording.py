@@ -666,6 +666,16 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "unknown"),
     ("Is their Facebook page there to message?",
      "เคยลงรีวิวในเพจ Facebook \"เชียงรายกินไหนดี\" ด้วยนะ", "unknown"),
+    # what a condition says is lacking is not asked; what follows it is cut where it lists;
+    # "like" gives examples
+    ("If the customer is short of cash, can they pay by bank transfer, a QR scan like "
+     "PromptPay, or a wallet app like KBZPay or Wave Pay?", "เงินสดหรือโอนเท่านั้น", "yes"),
+    ("If the customer is short of cash, can they pay by bank transfer, a QR scan like "
+     "PromptPay, or a wallet app like KBZPay?", "We only take cash.", "no"),
+    ("If a customer only speaks English, is there someone on the staff who can talk with "
+     "them?", "တရုတ်လို ပြောတတ်တဲ့ ဝန်ထမ်း ရှိပါတယ်။", "unknown"),
+    ("Do they take e-wallets like PromptPay, KBZPay or Wave Pay?",
+     "ဆိုင်ဘေးမှာ Wave Money ငွေလွှဲဆိုင် ရှိပါတယ်။", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

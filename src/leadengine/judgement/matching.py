@@ -61,56 +61,12 @@ class Wanted:
             for key, _, synonyms, opposites in self.keys)
 
 
-def clauses(question: Question) -> list[Question]:
-    """The question, and each of its alternatives asked apart ("Do they offer home
-    visits or come to the customer's place?": either part answered answers it)."""
-    core = what_is_asked(question.ask)  # "a car or motorbike" read as parking first
-    # "Do they sell online - web shop, Shopee or chat?": what the dash follows is asked
-    # apart too (not "no cash on me - ...": that is a condition)
-    dash = _DASH.search(core)
-    if dash and not NEGATION.search(NO_NEED.sub(" ", core[:dash.start()])):
-        core = f"{core[:dash.start()]}, {core[dash.end():]}"
-    # "If the customer only speaks English, will someone talk to them?" is one question.
-    cuts = r"\s+or\s+(?=\S+\s+\S+)" if _CONDITION.match(core) else \
-        r",|;|\s/\s|\s+or\s+(?=\S+\s+\S+)"  # "bank transfer / QR / e-wallet"
-    parts = [p.strip() for p in re.split(cuts, core) if p.strip()]
-    if len(parts) <= 1:
-        return [question]
-    alternatives = [question.model_copy(update={"ask": part, "hints": []}) for part in parts]
-    # An alternative of soft words alone ("come to the customer's place") says too
-    # little to be matched by itself.
-    return [question, *(part for part in alternatives
-                        if any(weight == 1.0 for _, weight, _, _ in wanted(part).keys))]
 
-
-_DASH = re.compile(r"\s[-–—]\s")
-def one_sided(ask: str) -> str:
-    """A question whose alternative is the opposite of what it asks first ("Can people
-    just walk in or is it appointment only?", "... or do they have to book first?"):
-    its first side, which "yes" answers."""
-    for cut in _OR.finditer(ask):
-        head, tail = ask[:cut.start()], what_is_asked(ask[cut.end():])
-        want = wanted(Question(id="side", ask=head, type="yes_no"))
-        if want.keys and (opposed(want, tail) or (
-                not _WALK_IN.isdisjoint(key for key, *_ in want.keys)
-                and (BOOKING_NEEDED.search(tail) or _BY_BOOKING.search(tail)))):
-            return f"{head.rstrip()}?"
-    return ask
-
-
-_OR = re.compile(r",?\s+or\s+", re.I)
-#: A question whether booking is needed: "Is booking ahead required?", "Do I need an
-#: appointment?", "Must I reserve?".
-BOOKING_NEEDED = re.compile(
-    r"(?=.*\b(?:book\w*|appointments?|reserv\w*)\b)(?=.*\b(?:required|requires?|need|needed|"
-    r"necessary|have to|has to|must|mandatory|compulsory)\b)", re.I)
-#: Booking as the only way in: "appointment only", "by booking".
-_BY_BOOKING = re.compile(r"\b(?:(?:appointments?|bookings?|reservations?) only|"
-                         r"by (?:appointment|booking|reservation))\b", re.I)
-
-
+#: What a condition says is lacking: "short of cash", "has no cash", "without a car".
+_LACKING = re.compile(r"\b(?:short of|out of|no|without|lacks?|don't have|doesn't have|"
+                      r"do not have|does not have|don't carry|doesn't carry|forgot)\b")
 #: A question that starts with its condition.
-_CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
+CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
 
 
 def _ends(asked: list[str], place: int) -> bool:
@@ -156,10 +112,15 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
     # A leading condition's words of no known concept say who, not what ("If a foreign
-    # client gets in touch, can someone speak English?").
-    if _CONDITION.match(core) and "," in core:
-        modifiers |= {stem(w) for w in LATIN_WORD.findall(core.split(",", 1)[0])
+    # client gets in touch, can someone speak English?"); nor does what it says is
+    # lacking ("If the customer is short of cash, can they pay by QR?").
+    if CONDITION.match(core) and "," in core:
+        condition = core.split(",", 1)[0]
+        lacking = _LACKING.search(condition)
+        modifiers |= {stem(w) for w in LATIN_WORD.findall(condition)
                       if _weight(stem(w), set()) == NOVEL}
+        if lacking:
+            modifiers |= {stem(w) for w in LATIN_WORD.findall(condition[lacking.end():])}
     # A word asked in its other sense ("gift card", "member card") has no "no" of its
     # kind: a page's "cash only" says nothing about gift cards.
     payments = vocabulary().kinds.get("payment", (frozenset(), frozenset()))[0]
@@ -254,7 +215,7 @@ _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "deal", "crew",
                    # a kind of thing, not the thing ("any kind of loyalty scheme")
                    "kind", "sort", "type", "scheme", "programm", "program", "system",
-                   "option", "facil", "arrang", "method", "setup"})
+                   "option", "facil", "arrang", "method", "setup", "app"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5
@@ -352,7 +313,7 @@ def negates(want: Wanted, clause: str) -> bool:
     not accepted", "Parking: none", "not yet"), not about another verb ("Points never
     expire", "Delivery is no problem", "anything that doesn't fit is altered free")."""
     plain = NO_NEED.sub(" ", clause)
-    if not _WALK_IN.isdisjoint(key for key, *_ in want.keys):
+    if not WALK_IN.isdisjoint(key for key, *_ in want.keys):
         plain = NO_BOOKING.sub(" ", plain)  # "No reservations - just walk in"
     for hit in _TOO.finditer(plain):  # "the soi is too narrow to park"
         if matched(want, frozenset(stems_of(plain[hit.end():])), plain[hit.end():]):
@@ -373,7 +334,7 @@ def negates(want: Wanted, clause: str) -> bool:
 
 
 #: The keys of a walk-in question: a "no booking" says yes about them.
-_WALK_IN = frozenset({"walk", "drop"})
+WALK_IN = frozenset({"walk", "drop"})
 #: "too ... to": what follows cannot be done.
 _TOO = re.compile(r"(?<![\w])too \w+ to(?![\w])", re.I)
 #: A negation that says what may not be done ("pets can't ride in the cars"), or that

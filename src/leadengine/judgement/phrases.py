@@ -166,7 +166,8 @@ _NOW = re.compile(r"\b(?:right now|at the moment|at present|these days|nowadays|
                   r"in any (?:form|way|shape|kind))\b")
 #: Where examples of a kind begin ("a phone wallet such as PromptPay or KBZPay"): each
 #: example answers the question as the kind does.
-_SUCH_AS = re.compile(r",?\s*(?<![a-z])(?:such as|e\.g\.|eg\.|for example|for instance)\s")
+_SUCH_AS = re.compile(r",?\s*(?<![a-z])(?:such as|e\.g\.|eg\.|for example|for instance|"
+                      r"(?<!would )(?<!'d )(?<!’d )like(?!\s+(?:to|that|this|it)\b))\s")
 #: What a question says is not needed ("without booking", "no need to book"), or is
 #: not what it asks ("instead of collecting it").
 _WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|"

@@ -36,6 +36,7 @@ from leadengine.judgement.answer import (
     Answer,
     evidence_of,
 )
+from leadengine.judgement.asked_parts import BOOKING_NEEDED, clauses, one_sided
 from leadengine.judgement.choices import choice_answer
 from leadengine.judgement.counts import (
     COPYRIGHT,
@@ -45,13 +46,10 @@ from leadengine.judgement.counts import (
 )
 from leadengine.judgement.exclusive import only_answer
 from leadengine.judgement.matching import (
-    BOOKING_NEEDED,
     Wanted,
     best_line,
-    clauses,
     matched,
     negates,
-    one_sided,
     opposed,
     wanted,
 )
