@@ -676,6 +676,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "them?", "တရုတ်လို ပြောတတ်တဲ့ ဝန်ထမ်း ရှိပါတယ်။", "unknown"),
     ("Do they take e-wallets like PromptPay, KBZPay or Wave Pay?",
      "ဆိုင်ဘေးမှာ Wave Money ငွေလွှဲဆိုင် ရှိပါတယ်။", "unknown"),
+    # bringing says how, and "onto the premises" where
+    ("Are customers permitted to bring pets onto the premises?",
+     "Dogs are welcome if they are friendly.", "yes"),
+    ("Are customers permitted to bring pets onto the premises?",
+     "ห้ามนำสัตว์เลี้ยงเข้าฟาร์มนะคะ", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

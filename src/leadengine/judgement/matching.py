@@ -215,7 +215,7 @@ _SOFT = frozenset({"staff", "employe", "team", "worker", "peopl",
                    "deal", "crew",
                    # a kind of thing, not the thing ("any kind of loyalty scheme")
                    "kind", "sort", "type", "scheme", "programm", "program", "system",
-                   "option", "facil", "arrang", "method", "setup", "app"})
+                   "option", "facil", "arrang", "method", "setup", "app", "bring"})
 SOFT = 0.25
 #: What a question word of no known concept weighs.
 NOVEL = 0.5

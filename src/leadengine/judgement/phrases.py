@@ -159,7 +159,8 @@ _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: the business's place, no thing asked.
 _WHERE_ASKED = re.compile(r"\b(?:(?:on[- ]site|on the premises|in[- ]store|in the (?:shop|store)|"
                           r"at the (?:shop|store|place))\s*(?=[?.!]|$)|(?:on[- ]site|on the "
-                          r"premises)\s+(?=who|that|to)\b)")
+                          r"premises)\s+(?=who|that|to)\b|(?:onto|into|inside) the "
+                          r"(?:premises|shop|store)\b)")
 #: "Now" or "in any form", said in a question: every question asks about now, and in
 #: any form.
 _NOW = re.compile(r"\b(?:right now|at the moment|at present|these days|nowadays|"
