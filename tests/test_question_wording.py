@@ -681,6 +681,13 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "Dogs are welcome if they are friendly.", "yes"),
     ("Are customers permitted to bring pets onto the premises?",
      "ห้ามนำสัตว์เลี้ยงเข้าฟาร์มนะคะ", "no"),
+    # "no need to book" (Burmese with a word between) is a walk-in, and says nothing of
+    # booking by phone
+    ("Is it appointment-only, i.e. do customers have to book before coming?",
+     "ကြိုတင် ဘွတ်ကင် လုပ်စရာ မလိုပါ၊ စက်အားရင် ချက်ချင်း ထိုင်လို့ရပါတယ်။", "no"),
+    ("Can you book an appointment by phone?",
+     "ကြိုတင် ချိန်းစရာ မလိုပါ၊ ရောက်တဲ့ အစဉ်အတိုင်း ဆေးပေးပါတယ်။", "unknown"),
+    ("Can you book an appointment by phone?", "Call us to book: 081 234 5678.", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

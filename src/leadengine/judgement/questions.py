@@ -46,6 +46,7 @@ from leadengine.judgement.counts import (
 )
 from leadengine.judgement.exclusive import only_answer
 from leadengine.judgement.matching import (
+    WALK_IN,
     Wanted,
     best_line,
     matched,
@@ -69,6 +70,7 @@ from leadengine.judgement.polarity import (
 )
 from leadengine.judgement.sentences import (
     LATIN_WORD,
+    NO_BOOKING,
     Line,
     site_lines,
     stem,
@@ -332,9 +334,14 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
             return Answer("no", _with_next(line), line.source, confidence)
     if ELSEWHERE.search(line.text) or PLANNED.search(clause):
         return NOT_ANSWERED  # a neighbour's Wi-Fi or parking, a card machine "soon"
+    keys = {key for key, *_ in want.keys}
+    if keys & _BOOKING and not keys & WALK_IN and NO_BOOKING.search(clause):
+        return NOT_ANSWERED  # "No need to book" says nothing of booking by phone
     return Answer("yes", evidence_of(line), line.source, confidence)
 
 
+#: The keys of a question about booking.
+_BOOKING = frozenset({"book", "appoint", "reserv"})
 #: Where a line's own answer to its own question starts: "Q: ...? A: ...".
 _INLINE_ANSWER = re.compile(r"(?:^|\s)(?:A|Ans|Answer|ตอบ|ဖြေ)\s*[:：]\s*")
 

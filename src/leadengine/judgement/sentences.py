@@ -202,7 +202,7 @@ NO_BOOKING = re.compile(
     r"(?!\s*(?:fees?|charges?|deposits?))"
     r"|(?:appointments?|bookings?|reservations?) (?:is |are )?not (?:needed|required|necessary)"
     r"|ไม่ต้อง(?:จอง|นัด|ทำนัด|โทรนัด)|ไม่จำเป็นต้อง(?:จอง|นัด)|(?:ချိန်း|ဘွတ်ကင်|ဘိုကင်|စာရင်းပေး)"
-    r"[^\s။]{0,6}\s?(?:မလို|မ[^\s။]*ဘဲ)"
+    r"[^\s။]{0,6}(?:\s[^\s။]{1,8})?\s?(?:မလို|မ[^\s။]*ဘဲ)"
     # Nothing to say or call about beforehand: ကြိုတင်ပြောစရာ မလို, ကြိုတင် ဖုန်းဆက်ဖို့ မလို.
     r"|ကြို(?:တင်)?\s?[^\s။]{0,10}(?:စရာ|ဖို့|ရန်)\s?မလို"
     # Without registering or arranging, the "not" inside: စာရင်းမပေးဘဲ, ချိန်းမဆိုဘဲ.
