@@ -688,6 +688,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Can you book an appointment by phone?",
      "ကြိုတင် ချိန်းစရာ မလိုပါ၊ ရောက်တဲ့ အစဉ်အတိုင်း ဆေးပေးပါတယ်။", "unknown"),
     ("Can you book an appointment by phone?", "Call us to book: 081 234 5678.", "yes"),
+    # a thing named alone is no kind of the next one's head ("PromptPay or bank transfer");
+    # words joined by a slash are either
+    ("Do they take PromptPay or bank transfer?", "Pay by PromptPay QR.", "yes"),
+    ("LINE/Facebook y/n", "Add our LINE: @shop123", "yes"),
+    ("Transfer/QR OK?", "สแกนจ่ายพร้อมเพย์ได้", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -79,6 +79,7 @@ def _plural(word: str) -> bool:
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
+_SLASHED = re.compile(r"(?<![\w/])[a-z][a-z-]*(?:/[a-z][a-z-]*)+(?![\w/])")
 _LISTED = re.compile(r"[a-z-]+(?:,\s*[a-z-]+)+,?\s+or\s+[a-z-]+")
 
 
@@ -179,8 +180,9 @@ def _known() -> frozenset[str]:
 def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]:
     """The question's alternatives (a key's stem -> the stems that meet it too) and
     its modifiers (weighing :data:`SOFT`): "credit or debit cards" is one key, cards,
-    of any kind (a plural, or a phrase of the vocabulary, "debit card", is the head
-    noun); "rooms, seats or beds" one key met by any of them."""
+    of any kind (a plural, or phrases of the vocabulary, "credit card" and "debit card",
+    name the head noun; "PromptPay or bank transfer" are two); "rooms, seats or beds" one
+    key met by any of them."""
     either: dict[str, set[str]] = {}
     modifiers: set[str] = set()
     for place, (before, middle, after) in enumerate(zip(asked, asked[1:], asked[2:],
@@ -194,11 +196,16 @@ def _either(asked: list[str], core: str) -> tuple[dict[str, set[str]], set[str]]
             continue
         if head and head not in ASKING and head not in STOP_WORDS \
                 and (_plural(head) or ((stem(after), stem(head)) in pairs()
+                                       and (stem(before), stem(head)) in pairs()
                                        and _ends(asked, place + 4))):
             if _plural(before):  # "vouchers or gift cards": the compound is its own key
                 continue
             modifiers.add(stem(before))  # "credit or debit cards": what kind, said or not
         either.setdefault(stem(before), set()).add(stem(after))
+    for slashed in _SLASHED.finditer(core):  # "LINE/Facebook", "transfer/QR": either
+        items = [stem(w) for w in slashed.group().split("/")]
+        if not set(items) & (ASKING | STOP_WORDS):
+            either.setdefault(items[0], set()).update(items[1:])
     for listed in _LISTED.finditer(core):
         items = [w for w in re.split(r",\s*|\s+or\s+", listed.group()) if w]
         if len(items) >= 3 and not set(items) & ASKING:

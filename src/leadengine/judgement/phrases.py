@@ -144,9 +144,18 @@ def _kinds_joined(found: re.Match[str]) -> str:
     context = vocabulary().context
     first, second, head = (stem(w) for w in found.groups())
     needs = context.get(head, (frozenset(),))[0]
-    if first in needs and second in needs and first not in context and second not in context:
+    if first in needs and second in needs and first not in context and second not in context \
+            and first not in _named_alone():  # "PromptPay or bank transfer" are two
         return f"{found.group(2)} {found.group(3)}"
     return found.group()
+
+
+@cache
+def _named_alone() -> frozenset[str]:
+    """The stems of the answer words' one-word English entries: a thing named by itself
+    ("PromptPay", "cash"), not a kind said before its head noun ("bank", "credit")."""
+    return frozenset(stem(entry) for group in answer_groups() for entry in group.en
+                     if re.fullmatch(r"[a-z0-9-]+", entry))
 
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
