@@ -121,7 +121,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "ay": FIXTURES / "questions_ay", "az": FIXTURES / "questions_az",
         "ba": FIXTURES / "questions_ba", "bb": FIXTURES / "questions_bb",
         "bc": FIXTURES / "questions_bc", "bd": FIXTURES / "questions_bd",
-        "be": FIXTURES / "questions_be"}
+        "be": FIXTURES / "questions_be", "bf": FIXTURES / "questions_bf",
+        "bg": FIXTURES / "questions_bg", "bh": FIXTURES / "questions_bh"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
