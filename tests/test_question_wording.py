@@ -693,6 +693,12 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they take PromptPay or bank transfer?", "Pay by PromptPay QR.", "yes"),
     ("LINE/Facebook y/n", "Add our LINE: @shop123", "yes"),
     ("Transfer/QR OK?", "สแกนจ่ายพร้อมเพย์ได้", "yes"),
+    # arriving, in a condition, says when; "no longer open"; PET plastic; a dog left home
+    ("If a foreign customer walks in, is there anyone there who can speak English with them?",
+     "ไม่ต้องนัดครับ เดินเข้ามาได้เลย", "unknown"),
+    ("Open on Sundays?", "We no longer open on Sundays.", "no"),
+    ("Pets allowed?", "ဘူးတွေ အားလုံး PET ပလတ်စတစ် ဖြစ်ပါတယ်။", "unknown"),
+    ("Pets allowed?", "Please leave your dog at home: most of our sofas are fabric.", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
@@ -707,6 +713,17 @@ def test_english_spoken_times_and_a_closing_said_with_and() -> None:
     line = "Hours: Monday to Saturday, from 9 in the morning until 5 in the afternoon."
     assert answer_all([Question(id="q", ask="Opening time?", type="text")],
                       [("index.html", line)])["q"].value == "9:00"
+
+
+@pytest.mark.parametrize(("ask", "line", "told"), [
+    ("Closing time, please (24-hour clock)?", "เปิด ๘.๐๐ – ๑๖.๐๐ น. หยุดทุกวันอาทิตย์", "16:00"),
+    ("Opening time?", "Charging takes about 4–8 hours.\nOpen 10:00 – 19:30", "10:00"),
+    ("wat time do they close for the day?", "เปิดแผง ๘ โมงเช้า เก็บแผง ๕ โมงเย็น", "17:00"),
+])
+def test_a_time_asked_politely_and_told_beside_other_numbers(ask: str, line: str,
+                                                              told: str) -> None:
+    question = Question(id="q", ask=ask, type="text")
+    assert answer_all([question], [("index.html", line)])["q"].value == told
 
 
 def test_a_sheets_answer_form_and_an_hour_asked_formally() -> None:

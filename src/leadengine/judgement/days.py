@@ -68,7 +68,8 @@ _WEEKDAYS = re.compile(r"(?<![a-z])weekdays?(?![a-z])|วันธรรมด�
 #: Words that make the days they go with closed (ปิด not inside เปิด).
 _CLOSED = re.compile(
     r"(?<![a-z])(?:closed?|closes|closing day|day off|days off|[a-z]+days? off|rest day|we rest|"
-    r"no service|no (?:classes|lessons|school)|shut|(?:not|never)\s+(?:be\s+)?(?:open|work))"
+    r"no service|no (?:classes|lessons|school)|shut|"
+    r"(?:not|never|no longer)\s+(?:be\s+)?(?:open|work))"
     r"(?![a-z])|ไม่มีเรียน|ไม่มีคลาส|အတန်း\s?မရှိ|"
     r"n't\s+(?:be\s+)?(?:open|work)(?![a-z])|"
     r"ไม่(?:ได้)?(?:เปิด|ทำการ)|งด(?!่)|မဖွင့်|ဖွင့်\S{0,6}\s?မဟုတ်|(?<!เ)ปิด(?!ให้บริการ\s*\d)|หยุด|ပိတ်|"

@@ -62,6 +62,8 @@ class Wanted:
 
 
 
+#: Arriving, in a condition: "If a customer walks in / turns up / comes by, ...".
+_ARRIVING = frozenset({"walk", "come", "turn", "show", "drop", "arriv", "visit", "pop"})
 #: What a condition says is lacking: "short of cash", "has no cash", "without a car".
 _LACKING = re.compile(r"\b(?:short of|out of|no|without|lacks?|don't have|doesn't have|"
                       r"do not have|does not have|don't carry|doesn't carry|forgot)\b")
@@ -112,14 +114,15 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     for hint in hints:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
-    # A leading condition's words of no known concept say who, not what ("If a foreign
-    # client gets in touch, can someone speak English?"); nor does what it says is
-    # lacking ("If the customer is short of cash, can they pay by QR?").
+    # A leading condition's words of no known concept, or of arriving, say who or when,
+    # not what ("If a foreign client gets in touch / walks in, can someone speak
+    # English?"); nor does what it says is lacking ("If the customer is short of cash,
+    # can they pay by QR?").
     if CONDITION.match(core) and "," in core:
         condition = core.split(",", 1)[0]
         lacking = _LACKING.search(condition)
         modifiers |= {stem(w) for w in LATIN_WORD.findall(condition)
-                      if _weight(stem(w), set()) == NOVEL}
+                      if _weight(stem(w), set()) == NOVEL or stem(w) in _ARRIVING}
         if lacking:
             modifiers |= {stem(w) for w in LATIN_WORD.findall(condition[lacking.end():])}
     # A word asked in its other sense ("gift card", "member card") has no "no" of its

@@ -96,8 +96,9 @@ def time_answer(closing: bool, lines: Sequence[Line]) -> Answer | None:
 
 #: A single time said as when they close ("until 10 pm", "ถึง 2 ทุ่ม", "ည ၉ နာရီ ထိ") or
 #: open ("from 7 am", "เปิด 7 โมง", "မနက် ၇ နာရီ ဖွင့်").
-_UNTIL = re.compile(r"(?<![a-z])(?:until|till|til|closes? at|close)(?![a-z])|ถึง|จนถึง|(?<!เ)ปิด|"
-                    r"ထိ|အထိ|ပိတ်", re.I)
+_UNTIL = re.compile(r"(?<![a-z])(?:until|till|til|closes? at|close|lock up|locks up|pack up|"
+                    r"packs up)(?![a-z])|ถึง|จนถึง|(?<!เ)ปิด|เก็บแผง|เก็บร้าน|ထိ|အထိ|ပိတ်|သိမ်း",
+                    re.I)
 _FROM = re.compile(r"(?<![a-z])(?:from|opens? at|open)(?![a-z])|ตั้งแต่|เปิด|ဖွင့်|မှစ", re.I)
 
 

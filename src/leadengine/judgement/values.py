@@ -47,7 +47,8 @@ _CLOCK = re.compile(r"(?<!\d)(\d{1,2})[:.](\d{2})\s*(a\.?m\.?|p\.?m\.?)?|(?<!\d)
                     r"(a\.?m\.?|p\.?m\.?)(?![a-z])", re.I)
 #: Hours written without minutes, "9-18" (ten to twenty-four hours apart at most).
 _BARE_HOURS = re.compile(r"(?<![\d.,:/])(\d{1,2})\s*[-–]\s*(\d{1,2})(?![\d.,:/%])"
-                         r"(?!\s*(?:years?|yrs|km|kg|baht|บาท|ปี|ကျပ်|နှစ်|people|คน|days?|"
+                         r"(?!\s*(?:years?|yrs|km|kg|baht|บาท|ปี|ကျပ်|နှစ်|people|คน|days?|hours?|"
+                         r"hrs?|ชั่วโมง|ชม|နာရီ|"
                          r"weeks?|months?|min|mins|minutes|times|pax|persons|pcs|cm|"
                          r"วัน(?!จันทร์|อังคาร|พุธ|พฤหัส|ศุกร์|เสาร์|อาทิตย์)|สัปดาห์|เดือน|นาที|"
                          r"ครั้ง|ขวบ|ท่าน|ชิ้น|กก|กิโล|ซม|เมตร|ลิตร|ml|g|m|ရက်|ပတ်|လ|မိနစ်|ခါ|ယောက်|"
