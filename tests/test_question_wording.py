@@ -699,6 +699,22 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Open on Sundays?", "We no longer open on Sundays.", "no"),
     ("Pets allowed?", "ဘူးတွေ အားလုံး PET ပလတ်စတစ် ဖြစ်ပါတယ်။", "unknown"),
     ("Pets allowed?", "Please leave your dog at home: most of our sofas are fabric.", "no"),
+    # a modifier's opposite is no "no"; Burmese ဘူး (a bottle, a box) is no "not", and a
+    # topic (ကိုတော့) is answered by the verb after its reason (...လို့)
+    ("If a foreign customer walks in, is there anyone there who can speak English with them?",
+     "Viewings are by appointment only: the warehouse is often locked.", "unknown"),
+    ("do they deliver to the customer's home or office?",
+     "ရန်ကုန်မြို့တွင်း ရေဘူး ၂ ဘူးအထက် မှာရင် အိမ်အရောက် အခမဲ့ ပို့ပေးပါတယ်။", "yes"),
+    ("Would they take on big orders from companies, events or resellers (bulk, wholesale or "
+     "corporate jobs)?", "အလှူ၊ မင်္ဂလာဆောင်အတွက် မုန့်ဘူး အများကြီး (၅၀ ဘူးအထက်) ကိုတော့ မီးဖိုသေးလို့ "
+     "လက်မခံနိုင်ပါဘူး၊ တောင်းပန်ပါတယ်။", "no"),
+    # what is hoped for is only planned; others' Facebook pages
+    ("Do they run classes or workshops?",
+     "Later in 2025 we hope to run short home-grooming workshops for owners.", "unknown"),
+    ("LINE / FB page to message?",
+     "Health tips from our partner clinic are posted on their Facebook page.", "unknown"),
+    ("LINE / FB page to message?", "ဆိုင်ရဲ့ Facebook page ကို Message ပို့ပြီး မေးနိုင်ပါတယ်။",
+     "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

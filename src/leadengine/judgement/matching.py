@@ -126,11 +126,12 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
         if lacking:
             modifiers |= {stem(w) for w in LATIN_WORD.findall(condition[lacking.end():])}
     # A word asked in its other sense ("gift card", "member card") has no "no" of its
-    # kind: a page's "cash only" says nothing about gift cards.
+    # kind: a page's "cash only" says nothing about gift cards; nor has a modifier ("If a
+    # customer walks in, ...": "appointment only" is no "no" about English).
     payments = vocabulary().kinds.get("payment", (frozenset(), frozenset()))[0]
     other = frozenset(key for key in stems if key in payments and _other_sense(key, core))
     return Wanted(tuple((key, _weight(key, modifiers), frozenset(either.get(key, ())),
-                         () if key in other else _by_stem(opposites, key))
+                         () if key in other or key in modifiers else _by_stem(opposites, key))
                         for key in stems), other)
 
 

@@ -41,7 +41,8 @@ CANCELLED_TH = r"ยกเลิก(?:ไป|แล้ว|บริการ|[\u
 #: A clause about what is only planned ("KBZPay coming soon", "from next month",
 #: เร็วๆ นี้, กำลังจะ, နောက်လကစပြီး, စီစဉ်နေ): no yes about now.
 PLANNED = re.compile(
-    r"(?<![\w])(?:coming soon|soon to (?:come|be)|planned|planning to|plan to|"
+    r"(?<![\w])(?:coming soon|soon to (?:come|be)|planned|planning to|plan to|hope to|hoping to|"
+    r"in the future|one day we|someday|"
     r"(?:from|starting|as of) next (?:week|month|year)|will (?:soon|start|begin)|"
     r"not (?:yet )?(?:but|until))(?![\w])"
     r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า|ปีหน้า|เดือนหน้า|มีแผน|วางแผน"
@@ -81,7 +82,7 @@ NEGATION = re.compile(
     r"|ห้าม"
     # ปิด (closed) not inside เปิด (open); งด (refrain) not in งดงาม (beautiful) or
     # across two words (ส่งด่วน: express delivery; อย่างดี: well).
-    r"|ไม่|(?<![\u0e48-\u0e4b])งด(?!งาม|[\u0e31\u0e34-\u0e3a\u0e47-\u0e4e])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|ဘူး|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
+    r"|ไม่|(?<![\u0e48-\u0e4b])งด(?!งาม|[\u0e31\u0e34-\u0e3a\u0e47-\u0e4e])|(?<!เ)ปิด|ยกเว้น|မရှိ|မရ|(?<![ရ၂-၉\d\s])(?<!ရေ)ဘူး(?=\s*[။၊?!]|\s*$)|ပိတ်|မလက်ခံ|မပို့|မဖွင့်|မပေး|မလုပ်"
     # Burmese puts မ (not) inside a compound verb: လက်ခံ (accept) -> လက်မခံ, လာပြင် (come
     # and repair) -> လာမပြင်.
     r"|(?<=[\u103a\u1037\u1038\u102b\u102c])မ(?=[\u1000-\u1021][\u1000-\u109f]{0,12}?(?:ပါ|ဘူး|ဘဲ|နိုင်)"

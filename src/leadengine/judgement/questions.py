@@ -113,8 +113,9 @@ def _clause(line: Line, want: Wanted) -> str:
     following = best + 1
     while _BURMESE.search(line.text) and not _BURMESE_VERB_END.search(clause) \
             and following < len(pieces) and _BURMESE.search(pieces[following]) \
-            and not re.search(re.escape(pieces[following - 1].rstrip()) + r"\s*" + BURMESE_BECAUSE,
-                              line.text):  # "...ထားလို့ ..." (because): a clause of its own
+            and ("တော့" in clause  # "X ကိုတော့ (as for X) ...လို့ (because) <verb>"
+                 or not re.search(re.escape(pieces[following - 1].rstrip()) + r"\s*"
+                                  + BURMESE_BECAUSE, line.text)):  # "...ထားလို့ ...": its own
         clause = f"{clause} {pieces[following]}"
         following += 1
     if pieces[best] not in parts:  # a Thai piece: its comment and its negation
