@@ -715,6 +715,12 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "Health tips from our partner clinic are posted on their Facebook page.", "unknown"),
     ("LINE / FB page to message?", "ဆိုင်ရဲ့ Facebook page ကို Message ပို့ပြီး မေးနိုင်ပါတယ်။",
      "yes"),
+    # "without cash" is a condition, not the rest of the question; a second stall; Burmese
+    # "can park" with a space; a Thai heading answered by its piece about what is asked
+    ("Could a customer without cash settle the bill by bank transfer?",
+     "Pay the groomer in cash or by bank transfer after the groom.", "yes"),
+    ("Parking for customers?", "ကုန်ကားတွေ ဆိုင်ဝင်းထဲ ရပ်လို့ ရပါတယ်။", "yes"),
+    ("Do they have more than one branch?", "ဒီဆိုင် တစ်ဆိုင်ပဲ ရှိပါတယ်။", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
@@ -754,6 +760,11 @@ def test_a_sheets_answer_form_and_an_hour_asked_formally() -> None:
 def test_a_thai_heading_is_answered_by_the_line_under_it() -> None:
     assert answer("Customer parking?", "ที่จอดรถ", "ขออภัย ร้านไม่มีที่จอดรถยนต์นะคะ") == "no"
     assert answer("Customer parking?", "ที่จอดรถ", "จอดได้หน้าร้าน 3 คัน") == "yes"
+
+
+def test_a_thai_heading_is_answered_by_the_piece_about_it_not_a_later_except() -> None:
+    assert answer("Do they have more than one branch?", "แผงที่ ๒",
+                  "แผงที่ ๒ อยู่ตลาดต้นพยอม น้องสาวดูแล เปิดทุกวันยกเว้นวันอาทิตย์") == "yes"
 
 
 def test_a_neighbours_line_gives_way_to_the_next_best() -> None:

@@ -181,7 +181,11 @@ _SUCH_AS = re.compile(r",?\s*(?<![a-z])(?:such as|e\.g\.|eg\.|for example|for in
 #: What a question says is not needed ("without booking", "no need to book"), or is
 #: not what it asks ("instead of collecting it").
 _WITHOUT = re.compile(r"(?<![a-z])(?:without|no need (?:to|for)|with no|instead of|"
-                      r"rather than|apart from|besides|other than)(?![a-z])[^,;?]*")
+                      r"rather than|apart from|besides|other than)(?![a-z])"
+                      # up to what the sentence goes on with: "without cash | settle the
+                      # bill by bank transfer"
+                      r"(?:(?!\s+(?:settle|pay|paying|by|with|through|via|using|can|could)\b)"
+                      r"[^,;?])*")
 
 
 @cache

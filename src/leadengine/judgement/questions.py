@@ -331,6 +331,8 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
         return Answer("no", evidence_of(line), line.source, confidence)
     if _label(line, want) and line.after:
         first = next((p for p in CLAUSE.split(line.after) if p and p.strip()), "")
+        if _THAI.search(first):  # Thai: the piece about what is asked, or the first
+            first = _clause(Line(first, line.source, frozenset()), want)
         if negated(first) or opposed(want, first):
             return Answer("no", _with_next(line), line.source, confidence)
     if ELSEWHERE.search(line.text) or PLANNED.search(clause):
