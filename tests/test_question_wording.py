@@ -721,6 +721,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "Pay the groomer in cash or by bank transfer after the groom.", "yes"),
     ("Parking for customers?", "ကုန်ကားတွေ ဆိုင်ဝင်းထဲ ရပ်လို့ ရပါတယ်။", "yes"),
     ("Do they have more than one branch?", "ဒီဆိုင် တစ်ဆိုင်ပဲ ရှိပါတယ်။", "no"),
+    # ordering on a chat app is selling online, and no LINE account of theirs by that
+    ("Sells online (web shop, marketplace, or order by chat)?",
+     "Order on WhatsApp, pay by bank transfer, and we post it.", "yes"),
+    ("Do they sell online?", "ทุเรียนสั่งทาง LINE แล้วโอนก่อน ส่งทั่วประเทศ", "yes"),
+    ("Do they have a LINE account?", "ร้านไม่ได้ขายของออนไลน์ครับ", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
