@@ -726,6 +726,16 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "Order on WhatsApp, pay by bank transfer, and we post it.", "yes"),
     ("Do they sell online?", "ทุเรียนสั่งทาง LINE แล้วโอนก่อน ส่งทั่วประเทศ", "yes"),
     ("Do they have a LINE account?", "ร้านไม่ได้ขายของออนไลน์ครับ", "unknown"),
+    # short and sheet-style asks: where it is paid, a weekday alone, every day, e-commerce
+    ("Can customers pay with a credit or debit card at the counter?",
+     "รับบัตรเครดิตทุกธนาคาร", "yes"),
+    ("Sun?", "วันอาทิตย์ร้านหยุด", "no"),
+    ("Sun?", "Open daily 9:00-18:00", "yes"),
+    ("open 7 days?", "Open Mon-Sat 9:00-18:00, closed Sundays.", "no"),
+    ("Open every day?", "Open daily 9:00-18:00", "yes"),
+    ("E-commerce y/n", "We don't sell online.", "no"),
+    ("Do they sell on marketplaces?", "สั่งซื้อออนไลน์ได้ที่ Shopee", "yes"),
+    ("Scan to pay?", "Cash only.", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -44,6 +44,22 @@ _WHEN = re.compile(r"(?:^|,)\s*(?:when (?:do|does|will)|(?:at )?what (?:time|hou
                    r"how (?:late|early))\b", re.I)
 
 
+#: A question whether they open every day of the week.
+_EVERY_DAY = re.compile(r"\b(?:every ?day|daily|7 days|seven days|all week|each day)\b", re.I)
+
+
+def _every_day(lines: Sequence[Line]) -> Answer | None:
+    """Open every day: "no" by a weekday the site says it is closed; "yes" when it says
+    every day is open; None when it leaves a day unsaid."""
+    said = [day_answer(day, lines) for day in range(7)]
+    closed = next((found for found in said if found is not None and found.value == "no"), None)
+    if closed is not None:
+        return closed
+    if all(found is not None and found.value == "yes" for found in said):
+        return said[6]
+    return None
+
+
 def when_open(question: Question, lines: Sequence[Line]) -> Answer | None:
     """A question about when the business is open, answered from its days and hours
     (:mod:`leadengine.judgement.opening`); None for any other question, or when the
@@ -67,6 +83,8 @@ def when_open(question: Question, lines: Sequence[Line]) -> Answer | None:
         return found
     if question.type == "yes_no" and ALL_DAY.search(question.ask):  # "open 24 hours?"
         return all_day_answer(lines)
+    if question.type == "yes_no" and _EVERY_DAY.search(question.ask):
+        return _every_day(lines)  # "Open 7 days a week?"
     if question.type == "yes_no":
         return late_answer(question.ask, lines)
     if question.type == "text" and ("time" in keys or _WHEN.search(question.ask)

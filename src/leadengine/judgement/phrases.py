@@ -64,6 +64,9 @@ def plain_ask(ask: str) -> str:
     text = _REASON.sub("", text, count=1)
     text = _CHECKLIST.sub("", text, count=1)
     text = _SHORT_DAY.sub(lambda m: m.group(1) + full_day(m.group(2)), text)
+    alone = _DAY_ALONE.fullmatch(text)
+    if alone:  # a header that is a weekday alone: "Sun?"
+        text = f"Open {full_day(alone.group(1))}?"
     wrapped = _WRAPPING.search(text)
     return text[wrapped.end():].lstrip() if wrapped else text
 
@@ -94,6 +97,9 @@ _SHORT_DAY = re.compile(
     r"(?<![\w])(?=\w+\.?\s*(?:/|&|and|-|–)?\s*(?:(?:sat|sun)\.?\s+)?"
     r"(?:open|opening|hours|closed|trading)\b))("
     + "|".join(sorted(SHORT_DAYS, key=len, reverse=True)) + r")\.?(?![\w])")
+#: A question that is a short weekday alone ("Sun?").
+_DAY_ALONE = re.compile(r"(?i)\s*(" + "|".join(sorted(SHORT_DAYS, key=len, reverse=True))
+                        + r")\.?\s*\??\s*")
 #: A checklist item's verb: "Confirm: accepts cards", "Check for customer parking",
 #: "Verify Sunday opening" ask what follows.
 _CHECKLIST = re.compile(r"^\s*(?:please\s+)?(?:confirm|check(?![\s-]*(?:in|out)\b)|verify|ensure|"
@@ -167,7 +173,8 @@ _EXAMPLES = re.compile(r"[\w-]+(?:\s*(?:/|,)\s*[\w-]+)*\s+or (?:any )?other\s+")
 #: Where a question's thing is, said at its end ("staff on site?", "Wi-Fi in store?"):
 #: the business's place, no thing asked.
 _WHERE_ASKED = re.compile(r"\b(?:(?:on[- ]site|on the premises|in[- ]store|in the (?:shop|store)|"
-                          r"at the (?:shop|store|place))\s*(?=[?.!]|$)|(?:on[- ]site|on the "
+                          r"at the (?:shop|store|place|counter|till|desk|front desk|cashier|"
+                          r"checkout|register|reception))\s*(?=[?.!]|$)|(?:on[- ]site|on the "
                           r"premises)\s+(?=who|that|to)\b|(?:onto|into|inside) the "
                           r"(?:premises|shop|store)\b)")
 #: "Now" or "in any form", said in a question: every question asks about now, and in
