@@ -736,9 +736,7 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("E-commerce y/n", "We don't sell online.", "no"),
     ("Do they sell on marketplaces?", "สั่งซื้อออนไลน์ได้ที่ Shopee", "yes"),
     ("Scan to pay?", "Cash only.", "no"),
-    # a bracket that names all the question knows is what is asked; plastic is a card
-    ("Messaging channel (LINE/FB)?", "แอดไลน์ร้าน @shop123", "yes"),
-    ("Cust. parking (car/moto)?", "Please park the bike inside your hotel at night.", "unknown"),
+    # plastic is a card
     ("Do they take plastic?", "ร้านไม่รับบัตรเครดิตนะคะ", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),

@@ -123,15 +123,11 @@ def _abbreviations() -> tuple[re.Pattern[str], Mapping[str, str]]:
 @lru_cache(maxsize=4096)
 def what_is_asked(ask: str) -> str:
     """A question's words as they are read: lower case, without what explains it ("(in
-    total)"; but a bracket that names all the question knows: "Channel (LINE/FB)?"), the examples of a kind ("a Visa/Mastercard or other bank card": cards),
+    total)"), the examples of a kind ("a Visa/Mastercard or other bank card": cards),
     its ``asked_as:`` phrases as their word ("someone who turns up" is a walk-in), and
     without what it says is not needed ("without an appointment": a page naming
     appointments does not answer it) or not asked ("instead of collecting it")."""
-    core = _DASHED.sub(" ", ask.lower())
-    outside = _BRACKET.sub(" ", core)
-    if not {stem(w) for w in LATIN_WORD.findall(outside)} & _meant():
-        outside = _BRACKET.sub(r" \1 ", core)  # "Messaging channel (LINE/FB)?": what is asked
-    core = _EXAMPLES.sub(" ", outside)
+    core = _EXAMPLES.sub(" ", re.sub(r"\([^)]*\)", " ", _DASHED.sub(" ", ask.lower())))
     core = _NOW.sub(" ", core)  # "hiring right now?", "sell online in any form?"
     core = _SUCH_AS.sub(", ", core)  # each example an alternative
     core = _WHERE_ASKED.sub(" ", core)  # "English-speaking staff on site?": there
@@ -161,12 +157,6 @@ def _kinds_joined(found: re.Match[str]) -> str:
 
 
 @cache
-def _meant() -> frozenset[str]:
-    """Every English stem the vocabulary's groups mean (what a question can ask of)."""
-    return frozenset(s for means in vocabulary().means for s in means) - ASKING
-
-
-@cache
 def _named_alone() -> frozenset[str]:
     """The stems of the answer words' one-word English entries: a thing named by itself
     ("PromptPay", "cash"), not a kind said before its head noun ("bank", "credit")."""
@@ -175,8 +165,6 @@ def _named_alone() -> frozenset[str]:
 
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".
-#: A bracket: what explains the question ("(in total)", "(car/moto)").
-_BRACKET = re.compile(r"\(([^)]*)\)")
 #: Examples after a dash, closed by "anything" or "etc." ("Will they get an order out to a
 #: customer's home - own rider, a courier, anything?"): they explain, as in brackets.
 _DASHED = re.compile(r"(?<=\w)\s+[-–—]\s+[^?]*?,?\s*(?:or\s+)?(?:anything(?: else)?(?: like "
