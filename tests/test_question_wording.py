@@ -738,6 +738,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Scan to pay?", "Cash only.", "no"),
     # plastic is a card
     ("Do they take plastic?", "ร้านไม่รับบัตรเครดิตนะคะ", "no"),
+    # a card's brand is asked of cards; a stamp or birthday card is no payment card
+    ("Will they take a Visa or Mastercard (credit or debit card)?",
+     "Sorry, we don't take cards.", "no"),
+    ("Visa accepted?", "ขวด ๑๐ ขวด stamp ကတ်ကို ကောင်တာမှာ တောင်းပါ။", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -62,6 +62,8 @@ class Wanted:
 
 
 
+#: Payment cards by their brand.
+_CARD_BRANDS = frozenset({"visa", "mastercard", "master", "jcb", "amex", "unionpay", "mpu"})
 #: Arriving, in a condition: "If a customer walks in / turns up / comes by, ...".
 _ARRIVING = frozenset({"walk", "come", "turn", "show", "drop", "arriv", "visit", "pop"})
 #: What a condition says is lacking: "short of cash", "has no cash", "without a car".
@@ -105,6 +107,9 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     words += [w for hint in hints for w in LATIN_WORD.findall(hint.lower())]
     stems = [s for s in dict.fromkeys(stem(w) for w in words)
              if s not in STOP_WORDS and s not in alternatives]
+    # A card's brand is asked of cards: "Visa or Mastercard?" is answered by "no cards".
+    for brand in _CARD_BRANDS.intersection(stems):
+        either.setdefault(brand, set()).add("card")
     # Words of one concept are one key ("speak ... talk to them"): the later ones meet it.
     for later in list(stems):
         first = next((k for k in stems if k != later and _same_concept(k, later)), None)
