@@ -188,8 +188,7 @@ def answer_offline(question: Question, lines: Sequence[Line],
         return priced
     if question.type == "number":  # a line with a number (a copyright's year is not one)
         lines = _numbered(question, lines)
-    found_parts = [(*found, want) for part in clauses(question)
-                   if (found := best_line(want := wanted(part), lines)) is not None]
+    found_parts = _best_lines(question, lines)
     if not found_parts:  # "We take cash and KBZPay only": no cards
         found_only = only_answer(wanted(question), lines) \
             if question.type == "yes_no" else None
@@ -227,23 +226,24 @@ def _turned_round(question: Question, lines: Sequence[Line]) -> Answer | None:
     delivery?" is "Is there delivery?", "Is booking ahead required?" is "Do they take
     walk-ins?"; None for any other question."""
     if _REFUSED.search(question.ask):
-        taken = answer_offline(question.model_copy(
-            update={"ask": _REFUSED.sub("accepted", question.ask)}), lines)
-        if taken.value in ("yes", "no"):
-            return replace(taken, value="no" if taken.value == "yes" else "yes")
-        return taken
+        return _over(answer_offline(question.model_copy(
+            update={"ask": _REFUSED.sub("accepted", question.ask)}), lines))
     without = _WITH_NO.search(question.ask)
     if without:  # "Is it collect-in-person only, with no delivery to the customer's address?"
-        offered = answer_offline(question.model_copy(
-            update={"ask": f"Is there {without.group(1)}?"}), lines)
-        if offered.value in ("yes", "no"):
-            return replace(offered, value="no" if offered.value == "yes" else "yes")
-        return offered
+        return _over(answer_offline(question.model_copy(
+            update={"ask": f"Is there {without.group(1)}?"}), lines))
     if BOOKING_NEEDED.search(what_is_asked(question.ask)):
         walk_in = answer_offline(_WALK_IN, lines)
         if walk_in.value in ("yes", "no"):
-            return replace(walk_in, value="no" if walk_in.value == "yes" else "yes")
+            return _over(walk_in)
     return None
+
+
+def _over(found: Answer) -> Answer:
+    """A yes or no turned over (anything else as it is)."""
+    if found.value not in ("yes", "no"):
+        return found
+    return replace(found, value="no" if found.value == "yes" else "yes")
 
 
 _WALK_IN = Question(id="walk_in", ask="Do they take walk-ins?", type="yes_no")
@@ -277,11 +277,17 @@ def _yes_no_read_on(question: Question, lines: Sequence[Line],
             return said
         skipped = {line for line, *_ in found_parts}
         lines = [line for line in lines if line not in skipped]
-        found_parts = [(*found, want) for part in clauses(question)
-                       if (found := best_line(want := wanted(part), lines)) is not None]
+        found_parts = _best_lines(question, lines)
         if not found_parts:
             return NOT_ANSWERED
     return _either_yes(found_parts)
+
+
+def _best_lines(question: Question, lines: Sequence[Line]) -> list[tuple[Line, float, Wanted]]:
+    """The best line of the question and of each of its alternatives, with its share and
+    what that part wants (a part no line holds has none)."""
+    return [(*found, want) for part in clauses(question)
+            if (found := best_line(want := wanted(part), lines)) is not None]
 
 
 def _numbered(question: Question, lines: Sequence[Line]) -> list[Line]:
