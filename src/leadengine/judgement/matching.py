@@ -73,6 +73,22 @@ _LACKING = re.compile(r"\b(?:short of|out of|no|without|lacks?|don't have|doesn'
 CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
 
 
+def _condition_said(core: str) -> set[str]:
+    """The stems of a leading condition that say who or when, not what: its words of no
+    known concept and of arriving ("If a foreign client gets in touch / walks in, can
+    someone speak English?"), and what it says is lacking ("If the customer is short of
+    cash, can they pay by QR?")."""
+    if not CONDITION.match(core) or "," not in core:
+        return set()
+    condition = core.split(",", 1)[0]
+    said = {stem(w) for w in LATIN_WORD.findall(condition)
+            if _weight(stem(w), set()) == NOVEL or stem(w) in _ARRIVING}
+    lacking = _LACKING.search(condition)
+    if lacking:
+        said |= {stem(w) for w in LATIN_WORD.findall(condition[lacking.end():])}
+    return said
+
+
 def _ends(asked: list[str], place: int) -> bool:
     """Whether no word of what is asked follows ``place`` ("debit card?", not "QR code
     payments": there the head noun is further on)."""
@@ -119,17 +135,7 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     for hint in hints:
         stems += [s for s in translated(hint) if s not in stems]
     opposites = vocabulary().opposites
-    # A leading condition's words of no known concept, or of arriving, say who or when,
-    # not what ("If a foreign client gets in touch / walks in, can someone speak
-    # English?"); nor does what it says is lacking ("If the customer is short of cash,
-    # can they pay by QR?").
-    if CONDITION.match(core) and "," in core:
-        condition = core.split(",", 1)[0]
-        lacking = _LACKING.search(condition)
-        modifiers |= {stem(w) for w in LATIN_WORD.findall(condition)
-                      if _weight(stem(w), set()) == NOVEL or stem(w) in _ARRIVING}
-        if lacking:
-            modifiers |= {stem(w) for w in LATIN_WORD.findall(condition[lacking.end():])}
+    modifiers |= _condition_said(core)
     # A word asked in its other sense ("gift card", "member card") has no "no" of its
     # kind: a page's "cash only" says nothing about gift cards; nor has a modifier ("If a
     # customer walks in, ...": "appointment only" is no "no" about English).
