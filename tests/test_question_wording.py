@@ -742,6 +742,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Will they take a Visa or Mastercard (credit or debit card)?",
      "Sorry, we don't take cards.", "no"),
     ("Visa accepted?", "ขวด ๑๐ ขวด stamp ကတ်ကို ကောင်တာမှာ တောင်းပါ။", "unknown"),
+    # premises the business rents from someone are no rental to customers
+    ("Can customers rent or hire gear from them?", "ဂိုဒေါင်ကို ဘေးအိမ်က ငှားထားတာပါ။", "unknown"),
+    ("Can customers rent or hire gear from them?", "Bikes for rent: 200 baht a day.", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
