@@ -62,7 +62,13 @@ and held-out before any tuning:
   base's property names ("💳 Takes cards?");
 * ``az``, ``ba``, ``bb``: 18 sites each (201, 209, 195 labels): the common facts asked as
   different members of one team would, written after all the work above and run once
-  (both parts), never tuned on.
+  (both parts); their dev parts tuned on at the next stop;
+* ``bc``, ``bd``, ``be``: 18 sites each (239, 229, 217 labels): the same kind, new
+  industries, three set-specific questions each (pets, home visits, instalments...),
+  run once, their dev parts then tuned on;
+* ``bf``, ``bg``, ``bh``: 18 sites each (209, 232, 206 labels): the same kind, written
+  while the work on ``bc``-``be`` went on, run once after it, their dev parts then
+  tuned on.
 
 Each set was committed before any code ran on it; each part was run once at first sight,
 its dev part then tuned on, its held-out part never.

@@ -745,6 +745,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # premises the business rents from someone are no rental to customers
     ("Can customers rent or hire gear from them?", "ဂိုဒေါင်ကို ဘေးအိမ်က ငှားထားတာပါ။", "unknown"),
     ("Can customers rent or hire gear from them?", "Bikes for rent: 200 baht a day.", "yes"),
+    # the clause about the language asked, not another language's
+    ("If a customer only speaks English, is there someone on the staff who can talk with "
+     "them?", "ลูกค้าจากมาเลเซีย: พนักงานพูดภาษามลายูได้ แต่ภาษาอังกฤษยังไม่ได้ครับ", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

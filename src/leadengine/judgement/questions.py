@@ -29,14 +29,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from functools import cache
 
 from leadengine.judgement.answer import (
     NOT_ANSWERED,
     Answer,
     evidence_of,
 )
-from leadengine.judgement.asked_parts import BOOKING_NEEDED, clauses, one_sided
+from leadengine.judgement.asked_parts import clauses, one_sided
 from leadengine.judgement.choices import choice_answer
 from leadengine.judgement.counts import (
     COPYRIGHT,
@@ -55,7 +55,7 @@ from leadengine.judgement.matching import (
     wanted,
 )
 from leadengine.judgement.open_asked import when_open
-from leadengine.judgement.phrases import plain_ask, what_is_asked
+from leadengine.judgement.phrases import plain_ask
 from leadengine.judgement.polarity import (
     BURMESE_BECAUSE,
     CANCELLED_TH,
@@ -76,7 +76,9 @@ from leadengine.judgement.sentences import (
     stem,
     stems_of,
     translated,
+    vocabulary,
 )
+from leadengine.judgement.turned import turned_round
 from leadengine.judgement.values import number_in, time_of
 from leadengine.judgement.wordforms import meets
 from leadengine.knowledge.rules import Question
@@ -95,7 +97,10 @@ def _clause(line: Line, want: Wanted) -> str:
     if len(pieces) <= 1:
         return line.text
 
-    weights = {key: weight for key, weight, _, _ in want.keys}
+    # a member of a kind (English of languages, cards of payments) tells a clause about it
+    # from one about its kind's other members ("staff speak Malay, but English not yet")
+    weights = {key: weight + (0.5 if key in _kind_members() else 0.0)
+               for key, weight, _, _ in want.keys}
 
     def held(part: str) -> float:  # what the clause holds, by the keys' weights
         return sum(weights[key] for key in matched(
@@ -127,6 +132,12 @@ def _clause(line: Line, want: Wanted) -> str:
         if best > 0 and _THAI_NEGATION_ONLY.fullmatch(pieces[best - 1].strip()):
             clause = f"{pieces[best - 1]} {clause}"
     return clause
+
+
+@cache
+def _kind_members() -> frozenset[str]:
+    """The members of the answer words' kinds (languages, payments, channels)."""
+    return frozenset(m for members, _ in vocabulary().kinds.values() for m in members)
 
 
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
@@ -177,7 +188,8 @@ def answer_offline(question: Question, lines: Sequence[Line],
                       "", 0.95)
     if question.type == "choice":
         return choice_answer(question, wanted(question), lines)
-    turned = _turned_round(question, lines) if question.type == "yes_no" else None
+    turned = turned_round(question, lines, answer_offline) if question.type == "yes_no" \
+        else None
     if turned is not None:
         return turned
     timed = when_open(question, lines)
@@ -219,40 +231,6 @@ def answer_offline(question: Question, lines: Sequence[Line],
             return Answer(f"{line.text}: {after}", after, line.source, confidence)
     return Answer(value, evidence_of(line), line.source, confidence)
 
-
-def _turned_round(question: Question, lines: Sequence[Line]) -> Answer | None:
-    """A yes/no question asked the other way round, answered the right way round and
-    turned over: "Are cards refused there?" is "Are cards accepted?", "..., with no
-    delivery?" is "Is there delivery?", "Is booking ahead required?" is "Do they take
-    walk-ins?"; None for any other question."""
-    if _REFUSED.search(question.ask):
-        return _over(answer_offline(question.model_copy(
-            update={"ask": _REFUSED.sub("accepted", question.ask)}), lines))
-    without = _WITH_NO.search(question.ask)
-    if without:  # "Is it collect-in-person only, with no delivery to the customer's address?"
-        return _over(answer_offline(question.model_copy(
-            update={"ask": f"Is there {without.group(1)}?"}), lines))
-    if BOOKING_NEEDED.search(what_is_asked(question.ask)):
-        walk_in = answer_offline(_WALK_IN, lines)
-        if walk_in.value in ("yes", "no"):
-            return _over(walk_in)
-    return None
-
-
-def _over(found: Answer) -> Answer:
-    """A yes or no turned over (anything else as it is)."""
-    if found.value not in ("yes", "no"):
-        return found
-    return replace(found, value="no" if found.value == "yes" else "yes")
-
-
-_WALK_IN = Question(id="walk_in", ask="Do they take walk-ins?", type="yes_no")
-#: A question asking whether there is none of something: "..., with no delivery?", "Is
-#: there no parking?" (not "who turn up with no booking": that is what is asked).
-_WITH_NO = re.compile(r"(?:(?:,|\bonly)\s*(?:with|and|but) no|^\s*(?:is|are) there no)\s+"
-                      r"([^,;?]{3,}?)\s*\??\s*$", re.I)
-#: A question asking whether something is refused ("Are cards refused?", "not accepted").
-_REFUSED = re.compile(r"\b(?:refused|refuse|rejected|declined|not accepted|not taken)\b", re.I)
 
 
 def _either_yes(found_parts: Sequence[tuple[Line, float, Wanted]]) -> Answer:
