@@ -128,7 +128,9 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "ba": FIXTURES / "questions_ba", "bb": FIXTURES / "questions_bb",
         "bc": FIXTURES / "questions_bc", "bd": FIXTURES / "questions_bd",
         "be": FIXTURES / "questions_be", "bf": FIXTURES / "questions_bf",
-        "bg": FIXTURES / "questions_bg", "bh": FIXTURES / "questions_bh"}
+        "bg": FIXTURES / "questions_bg", "bh": FIXTURES / "questions_bh",
+        "bi": FIXTURES / "questions_bi", "bj": FIXTURES / "questions_bj",
+        "bk": FIXTURES / "questions_bk"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
