@@ -748,6 +748,19 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # the clause about the language asked, not another language's
     ("If a customer only speaks English, is there someone on the staff who can talk with "
      "them?", "ลูกค้าจากมาเลเซีย: พนักงานพูดภาษามลายูได้ แต่ภาษาอังกฤษยังไม่ได้ครับ", "no"),
+    # a pet brought along, not the shop cat or a dog-leg hole; plans being prepared;
+    # a day named as the question's first word; hours alone say nothing of Sunday
+    ("Pets allowed?", "Ask our regulars about the famous dog-leg 7th at Laem Chabang.",
+     "unknown"),
+    ("Pets allowed?", "Sorry — pets can't ride in our cars.", "no"),
+    ("Pets allowed?", "พาน้องหมามาได้ครับ", "yes"),
+    ("Do they sell online?", "Online shop ဖွင့်ဖို့ ပြင်ဆင်နေဆဲ ပါ။", "unknown"),
+    ("Do they sell online?", "We're also planning an online shop for DIY kits.", "unknown"),
+    ("Do they deliver?", "Material deliveries to our yard come by lorry on Tuesdays.", "unknown"),
+    ("Sunday - are they open for business?", "๙ โมงเช้า – ๖ โมงเย็น หยุดทุกวันจันทร์", "yes"),
+    ("Open on Sundays?", "ဆွဲချိန်က မနက် ၉ နာရီ – ညနေ ၅ နာရီခွဲ ပါ။", "unknown"),
+    ("Open on Sundays?", "Office hours: 08:00 – 19:30, every day — public holidays included.",
+     "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

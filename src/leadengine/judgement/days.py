@@ -189,6 +189,8 @@ def line_sayings(text: str, after: str = "") -> list[tuple[DaySaying, bool]]:
         said, joined = saying(part), False
         if said is None and after and _only_days(part) and _names(after) == []:
             said, joined = saying(f"{part} {_plain(after)}"), True
+        if said is None and _EVERY_DAY.search(part) and has_time(text):
+            said = saying(f"open {part}")  # "08:00 – 19:30, every day"
         if said is not None:
             found.append((said, joined))
     return found

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from leadengine.judgement.answer import Answer
+from leadengine.judgement.answer import NOT_ANSWERED, Answer
 from leadengine.judgement.days import DAYS, asked_day
 from leadengine.judgement.matching import SOFT, wanted
 from leadengine.judgement.opening import all_day_answer, day_answer, late_answer, time_answer
@@ -77,7 +77,9 @@ def when_open(question: Question, lines: Sequence[Line]) -> Answer | None:
     day = asked_day(keys)
     if question.type == "yes_no" and day is not None and len(keys & DAYS) == 1:
         found = day_answer(day, lines)
-        if found is not None and "close" in keys and found.value in ("yes", "no"):
+        if found is None:
+            return NOT_ANSWERED  # no day is named anywhere: hours alone say nothing of it
+        if "close" in keys and found.value in ("yes", "no"):
             # "Are they closed on Sundays?": yes when they are not open.
             found = replace(found, value="no" if found.value == "yes" else "yes")
         return found

@@ -88,7 +88,8 @@ _WRAPPING = re.compile(
 #: customers...", "Our campaign needs this: is there...", "Before I plan the route, ...",
 #: "Buyers up there don't carry cash - can you pay ...?".
 _REASON = re.compile(
-    r"^(?:[^?]*?(?:,\s*so|:|\s[-–—])\s+(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
+    r"^(?:(?:[^?]*?(?:,\s*so|:)|(?:\S+\s+){3,}?[^?]*?\s[-–—])\s+"
+    r"(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
     r"where|how|which|who|have|has)\b)|(?:for (?:the|our|this|a|an)|to|so that|in order to|"
     r"since|because|as|(?:before|ahead of|prior to) (?:i|we|our|my)\b)\b[^,?]*,\s*)", re.I)
 #: A weekday written short beside an opening word ("Open Sun?", "Sat/Sun hours?").

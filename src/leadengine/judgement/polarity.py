@@ -41,12 +41,12 @@ CANCELLED_TH = r"ยกเลิก(?:ไป|แล้ว|บริการ|[\u
 #: A clause about what is only planned ("KBZPay coming soon", "from next month",
 #: เร็วๆ นี้, กำลังจะ, နောက်လကစပြီး, စီစဉ်နေ): no yes about now.
 PLANNED = re.compile(
-    r"(?<![\w])(?:coming soon|soon to (?:come|be)|planned|planning to|plan to|hope to|hoping to|"
+    r"(?<![\w])(?:coming soon|soon to (?:come|be)|planned|planning|plan to|hope to|hoping to|"
     r"in the future|one day we|someday|"
     r"(?:from|starting|as of) next (?:week|month|year)|will (?:soon|start|begin)|"
     r"not (?:yet )?(?:but|until))(?![\w])"
     r"|(?<!เมื่อ)เร็ว\s?ๆ\s?นี้|กำลังจะ|เตรียมจะ|เตรียมเปิด|ตั้งแต่เดือนหน้า|ปีหน้า|เดือนหน้า|มีแผน|วางแผน"
-    r"|နောက်လ|နောက်နှစ်|မကြာမီ|စီစဉ်နေ|လာမယ့်\s?လ", re.I)
+    r"|နောက်လ|နောက်နှစ်|မကြာမီ|စီစဉ်နေ|ပြင်ဆင်နေ|လာမယ့်\s?လ", re.I)
 #: A clause about what was done once and is no more ("We used to deliver", "previously",
 #: เมื่อก่อน, แต่ก่อน, အရင်က): a "no" about now ("the card can be used to pay" is no past).
 PAST = re.compile(
