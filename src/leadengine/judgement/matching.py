@@ -257,6 +257,9 @@ def matched(want: Wanted, stems: frozenset[str], text: str = "") -> list[str]:
                          or any(meant(word, text) for word in (key, *synonyms)
                                 if not forms(word).isdisjoint(stems))):
                 held.append(key)
+            elif opposite is not None and opposite.search(folded) is not None \
+                    and (unrelated is None or unrelated.search(folded) is None):
+                held.append(key)  # "leave your dog at home": the word, not as meant, but no
         elif (opposite is not None and opposite.search(folded) is not None) \
                 or (key == "year" and year_in(text) is not None) \
                 or (key in ("time", "open") and time_of(text) is not None):
