@@ -761,6 +761,18 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Open on Sundays?", "ဆွဲချိန်က မနက် ၉ နာရီ – ညနေ ၅ နာရီခွဲ ပါ။", "unknown"),
     ("Open on Sundays?", "Office hours: 08:00 – 19:30, every day — public holidays included.",
      "yes"),
+    # stopped taking is no longer taking; others' and media pages; a loan is no card;
+    # files sent by a link are no delivery; land rented for the farm is no rental
+    ("Card payment?", "Sorry, we stopped taking cards after the bank took back our terminal.",
+     "no"),
+    ("LINE / FB page to message?",
+     "Our sunrise shot was shared by the Yangon Heritage Trust Facebook page in 2023.", "unknown"),
+    ("Cards OK (Visa / Mastercard / debit)?", "အုပ်စု ချေးငွေ", "unknown"),
+    ("Do they deliver?", "Edited photos are delivered by Google Drive link within 5 days.",
+     "unknown"),
+    ("Do they deliver?", "We bring the bike to your guesthouse for free.", "yes"),
+    ("Can customers rent or hire gear from them?",
+     "แปลงหม่อนที่ใช้เลี้ยงไหม เราปลูกบนที่ดินที่เช่าจากวัด", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -365,7 +365,7 @@ _TOO = re.compile(r"(?<![\w])too \w+ to(?![\w])", re.I)
 #: A negation that says what may not be done ("pets can't ride in the cars"), or that
 #: it is done no more ("delivery was discontinued").
 _CANNOT = frozenset({"cannot", "can't", "cant", "discontinued", "cancelled", "canceled",
-                     "suspended"})
+                     "stopped", "suspended"})
 #: How many words after an English negation say what it is about.
 _AFTER = 3
 #: Words that say something is (not) there or (not) taken.

@@ -75,7 +75,7 @@ NEGATION = re.compile(
     r"can't|cant|don't|dont|"
     r"doesn't|"
     r"doesnt|isn't|aren't|won't|unavailable|closed|except|n't|discontinued|cancelled|"
-    r"canceled|suspended)(?![\w])"
+    r"canceled|suspended|stopped)(?![\w])"
     # Cancelled, suspended (a service that has ended; not "cancel 7 days ahead").
     r"|" + CANCELLED_TH + r"|ရပ်ဆိုင်း|ဖျက်သိမ်း"
     # ห้าม: prohibited.
