@@ -773,6 +773,13 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they deliver?", "We bring the bike to your guesthouse for free.", "yes"),
     ("Can customers rent or hire gear from them?",
      "แปลงหม่อนที่ใช้เลี้ยงไหม เราปลูกบนที่ดินที่เช่าจากวัด", "unknown"),
+    # Thai "sent ... to your home" with the goods between; "no sending"; not children
+    ("Do they bring orders to the customer's home or office?", "รับ-ส่งโซฟาถึงบ้านฟรีในเขตพัทยา",
+     "yes"),
+    ("Do they bring orders to the customer's home or office?", "ป้าไม่มีส่ง", "no"),
+    ("Do they deliver?", "มีบริการรถตู้รับ-ส่งเด็กถึงบ้าน ในรัศมี 5 กม.", "unknown"),
+    ("open sundays?", "Sunday: No jobs, sorry.", "no"),
+    ("Branches (more than one)?", "Ari Junction is now our only spot.", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -65,7 +65,7 @@ ELSEWHERE = re.compile(
     r"(?:friend|neighbou?r)s?['’]s?|our neighbou?rs?|\(not (?:us|ours|our \w+)\W{0,2}\)|"
     r"opposite the|"
     r"shopping (?:center|centre|mall)|the mall)(?![a-z])|ข้างๆ|ข้าง ๆ|ร้านข้าง|ห้างใกล้|ตรงข้ามร้าน|ใกล้ที่สุด|"
-    r"အနီးဆုံး|မျက်နှာချင်းဆိုင်|ဘေးက|ဘေးဆိုင်|အနီးနား|ကပ်လျက်", re.I)
+    r"အနီးဆုံး|မျက်နှာချင်းဆိုင်|(?<!ဆိုင်)ဘေးက|ဘေးဆိုင်|အနီးနား|ကပ်လျက်", re.I)
 
 
 #: A clause that says the opposite: English words, and Thai and Burmese markers.

@@ -190,7 +190,17 @@ def translated(text: str) -> set[str]:
         found |= known.implies.get(stem, frozenset())
     if NO_BOOKING.search(text):  # "no appointment needed": walk-ins welcome
         found |= known.implies.get("walk", frozenset()) | {"walk"}
+    if _SENT_TO_TH.search(text):  # "ส่งโซฟาถึงบ้าน": the sofa sent to your home
+        found |= {"deliv", "deliveri"}
     return found
+
+
+#: Thai "sent ... to" a customer's place, with what is sent between (ส่งโซฟาถึงบ้าน,
+#: รับ-ส่งผ้าถึงคอนโด; not children or customers driven home), or "no sending" (ไม่มีส่ง,
+#: which ไม่มี would otherwise take).
+_SENT_TO_TH = re.compile(r"ส่ง(?!เด็ก|นักเรียน|ลูกค้า|คน|ผู้)[\u0e00-\u0e7f]{0,12}ถึง"
+                         r"(?:บ้าน|หน้าบ้าน|มือ|คอนโด|โรงแรม|ออฟฟิศ|"
+                         r"ที่ทำงาน|ที่พัก|หอ)|ไม่มีส่ง|ไม่ได้ส่ง")
 
 
 #: No need to book: walk-ins are taken. English, Thai (ไม่ต้องจอง / ไม่ต้องนัด), Burmese
