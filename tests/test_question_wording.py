@@ -780,6 +780,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Do they deliver?", "มีบริการรถตู้รับ-ส่งเด็กถึงบ้าน ในรัศมี 5 กม.", "unknown"),
     ("open sundays?", "Sunday: No jobs, sorry.", "no"),
     ("Branches (more than one)?", "Ari Junction is now our only spot.", "no"),
+    # a member of staff is staff; Burmese "cannot order" beside "Online"
+    ("Would any member of staff be able to communicate with our client in English?",
+     "Classes are taught in English and Thai.", "yes"),
+    ("Loyalty programme?", "A member of staff will help you.", "unknown"),
+    ("Is it possible to buy from them online?", "Online နဲ့ Viber ကနေ ဆေးမှာလို့ မရပါ", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
