@@ -785,6 +785,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "Classes are taught in English and Thai.", "yes"),
     ("Loyalty programme?", "A member of staff will help you.", "unknown"),
     ("Is it possible to buy from them online?", "Online နဲ့ Viber ကနေ ဆေးမှာလို့ မရပါ", "no"),
+    # a free redo of work that is not right is a guarantee
+    ("Do they give a warranty or guarantee on their work?", "แก้แล้วไม่พอดี แก้ใหม่ให้ฟรีภายใน ๗ วัน",
+     "yes"),
+    ("Do they give a warranty or guarantee on their work?",
+     "အတိုင်းမကျရင် အခမဲ့ ပြန်ပြင်ပေးပါတယ်။", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
