@@ -790,6 +790,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
      "yes"),
     ("Do they give a warranty or guarantee on their work?",
      "အတိုင်းမကျရင် အခမဲ့ ပြန်ပြင်ပေးပါတယ်။", "yes"),
+    # the business's website is online; a message is a chat
+    ("Can customers book online?", "Book direct on our website for the best rate.", "yes"),
+    ("can customers book online or by chat (web, LINE, Messenger, Viber)?",
+     "message ပို့ပြီး ကြိုတင် ဘိုကင်လုပ်လို့ ရပါတယ်", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
