@@ -794,6 +794,9 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Can customers book online?", "Book direct on our website for the best rate.", "yes"),
     ("can customers book online or by chat (web, LINE, Messenger, Viber)?",
      "message ပို့ပြီး ကြိုတင် ဘိုကင်လုပ်လို့ ရပါတယ်", "yes"),
+    # the weekend: open by a Saturday or Sunday open, closed when both are
+    ("are they open at the weekend?", "Open daily 9:00-18:00", "yes"),
+    ("Open on weekends?", "Open Mon-Fri 9-17, closed weekends.", "no"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -60,6 +60,21 @@ def _every_day(lines: Sequence[Line]) -> Answer | None:
     return None
 
 
+def _weekend(lines: Sequence[Line]) -> Answer | None:
+    """Open at the weekend: "yes" by a Saturday or Sunday said open, "no" when both are
+    said closed; unknown when the site says something of days but not that."""
+    saturday, sunday = day_answer(5, lines), day_answer(6, lines)
+    said = [found for found in (sunday, saturday) if found is not None]
+    if not said:
+        return NOT_ANSWERED
+    opened = next((found for found in said if found.value == "yes"), None)
+    if opened is not None:
+        return opened
+    if len(said) == 2 and all(found.value == "no" for found in said):
+        return said[0]
+    return NOT_ANSWERED
+
+
 def when_open(question: Question, lines: Sequence[Line]) -> Answer | None:
     """A question about when the business is open, answered from its days and hours
     (:mod:`leadengine.judgement.opening`); None for any other question, or when the
@@ -74,6 +89,8 @@ def when_open(question: Question, lines: Sequence[Line]) -> Answer | None:
     only_a_day = bool(strong) and strong <= DAYS and question.type == "yes_no"
     if not (words & _OPENING or only_a_day) or strong - _OPEN_WORDS - DAYS:
         return None
+    if question.type == "yes_no" and "weekend" in keys and not keys & (DAYS - {"weekend"}):
+        return _weekend(lines)  # "Open at the weekend?"
     day = asked_day(keys)
     if question.type == "yes_no" and day is not None and len(keys & DAYS) == 1:
         found = day_answer(day, lines)
