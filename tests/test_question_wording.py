@@ -797,6 +797,12 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     # the weekend: open by a Saturday or Sunday open, closed when both are
     ("are they open at the weekend?", "Open daily 9:00-18:00", "yes"),
     ("Open on weekends?", "Open Mon-Fri 9-17, closed weekends.", "no"),
+    # "open without skipping public holidays"; motorbike parking is parking; Wave is a
+    # payment kind; a Thai table or queue booked ahead is booking
+    ("Do they open on public holidays?", "เปิดทุกวัน ไม่เว้นวันหยุดนักขัตฤกษ์", "yes"),
+    ("Motorbike parking?", "ဆိုင်ကယ် ရပ်စရာ နေရာ ရှိပါတယ်။", "yes"),
+    ("Wave Pay?", "ငွေသားသာ လက်ခံပါတယ်။", "no"),
+    ("Do they take bookings?", "จองโต๊ะล่วงหน้าได้ทางไลน์", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

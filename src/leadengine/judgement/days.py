@@ -199,8 +199,8 @@ def line_sayings(text: str, after: str = "") -> list[tuple[DaySaying, bool]]:
 def _plain(text: str) -> str:
     """``text`` with "no day off" said as open every day and public holidays named
     apart (their หยุด and ပိတ် are no day closed)."""
-    return _NO_DAY_OFF.sub(" open every day and public holidays ",
-                           _HOLIDAYS.sub(" public holidays ", text))
+    return _HOLIDAYS.sub(" public holidays ",
+                         _NO_DAY_OFF.sub(" open every day and public holidays ", text))
 
 
 def _statuses(part: str) -> list[str]:
