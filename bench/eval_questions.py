@@ -130,7 +130,8 @@ SETS = {"a": FIXTURES / "questions", "b": FIXTURES / "questions_b",
         "be": FIXTURES / "questions_be", "bf": FIXTURES / "questions_bf",
         "bg": FIXTURES / "questions_bg", "bh": FIXTURES / "questions_bh",
         "bi": FIXTURES / "questions_bi", "bj": FIXTURES / "questions_bj",
-        "bk": FIXTURES / "questions_bk"}
+        "bk": FIXTURES / "questions_bk", "bl": FIXTURES / "questions_bl",
+        "bm": FIXTURES / "questions_bm", "bn": FIXTURES / "questions_bn"}
 _DIGITS = str.maketrans("๐๑๒๓๔๕๖๗๘๙၀၁၂၃၄၅၆၇၈၉", "01234567890123456789")
 
 
