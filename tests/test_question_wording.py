@@ -89,6 +89,8 @@ def test_a_fact_asked_in_a_teams_own_words_is_read_as_the_fact(ask: str, key: st
     ("Before I plan the route, can you find out their closing time?",
      "can you find out their closing time?"),
     ("Before 9 am, are they open?", "Before 9 am, are they open?"),  # the time is asked
+    ("What time do they close for the day, so nobody on the team rings them after hours?",
+     "What time do they close for the day?"),
 ])
 def test_a_question_is_read_plainly(ask: str, plain: str) -> None:
     assert plain_ask(ask) == plain
@@ -803,6 +805,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Motorbike parking?", "ဆိုင်ကယ် ရပ်စရာ နေရာ ရှိပါတယ်။", "yes"),
     ("Wave Pay?", "ငွေသားသာ လက်ခံပါတယ်။", "no"),
     ("Do they take bookings?", "จองโต๊ะล่วงหน้าได้ทางไลน์", "yes"),
+    # a dog or a cat brought along (not a "Dog tee"); ကြောင်း (about) holds no cat
+    ("can ppl bring their dog or cat along?", "Dog tee – our best seller", "unknown"),
+    ("can ppl bring their dog or cat along?", "Dogs are welcome on a leash.", "yes"),
+    ("Pets allowed?", "ဝမ်းနည်းကြောင်း ကတ်လေးလည်း အခမဲ့ တွဲပေးပါတယ်။", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -62,6 +62,7 @@ def plain_ask(ask: str) -> str:
             and not any(s.rstrip().endswith("?") for s in sentences[:-1]):
         text = sentences[-1]  # "Our rep only speaks English. Is there anyone ...?"
     text = _REASON.sub("", text, count=1)
+    text = _REASON_AFTER.sub("", text, count=1)
     text = _CHECKLIST.sub("", text, count=1)
     text = _SHORT_DAY.sub(lambda m: m.group(1) + full_day(m.group(2)), text)
     alone = _DAY_ALONE.fullmatch(text)
@@ -92,6 +93,11 @@ _REASON = re.compile(
     r"(?=(?:do|does|did|is|are|can|could|would|will|what|when|"
     r"where|how|which|who|have|has)\b)|(?:for (?:the|our|this|a|an)|to|so that|in order to|"
     r"since|because|as|(?:before|ahead of|prior to) (?:i|we|our|my)\b)\b[^,?]*,\s*)", re.I)
+#: A reason after the question: "What time do they close, so nobody rings them after
+#: hours?" (not "..., so do they deliver?": that is the question).
+_REASON_AFTER = re.compile(
+    r",\s*(?:so that|so|because|since|as we|as our|in order to)\s+(?!(?:do|does|did|is|are|can|"
+    r"could|would|will|what|when|where|how|which|who|have|has)\b)[^?]*(?=\?|$)", re.I)
 #: A weekday written short beside an opening word ("Open Sun?", "Sat/Sun hours?").
 _SHORT_DAY = re.compile(
     r"(?i)(\b(?:open|opens|opening|closed|closes|trading|trade|works?|hours)\s+(?:on\s+)?|"
