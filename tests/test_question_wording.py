@@ -809,6 +809,13 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("can ppl bring their dog or cat along?", "Dog tee – our best seller", "unknown"),
     ("can ppl bring their dog or cat along?", "Dogs are welcome on a leash.", "yes"),
     ("Pets allowed?", "ဝမ်းနည်းကြောင်း ကတ်လေးလည်း အခမဲ့ တွဲပေးပါတယ်။", "unknown"),
+    # the clause after "but"; "no appointments on Sundays"; a walk-in cold room; an FAQ
+    # answered with a plan
+    ("English-speaking staff?",
+     "ช่างพูดอังกฤษไม่ได้ แต่หัวหน้างาน (คุณเอก) สื่อสารภาษาอังกฤษได้", "yes"),
+    ("Open on Sundays?", "Sundays I play the organ at church, so no appointments on Sundays.",
+     "no"),
+    ("Walk-ins OK?", "เพิ่งติดตั้งห้องเย็นแบบ walk-in เล็ก ๆ หลังร้าน", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])
@@ -853,6 +860,11 @@ def test_a_thai_heading_is_answered_by_the_line_under_it() -> None:
 def test_a_thai_heading_is_answered_by_the_piece_about_it_not_a_later_except() -> None:
     assert answer("Do they have more than one branch?", "แผงที่ ๒",
                   "แผงที่ ๒ อยู่ตลาดต้นพยอม น้องสาวดูแล เปิดทุกวันยกเว้นวันอาทิตย์") == "yes"
+
+
+def test_an_faq_answered_with_a_plan_is_no_yes() -> None:
+    assert answer("Do they run classes?", "เปิดคลาสสอนทำไหม",
+                  "ปีหน้าพี่ตั้งใจจะเปิดคลาสสอนทำ cake pop ค่ะ") == "unknown"
 
 
 def test_a_neighbours_line_gives_way_to_the_next_best() -> None:

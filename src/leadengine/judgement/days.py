@@ -68,7 +68,7 @@ _WEEKDAYS = re.compile(r"(?<![a-z])weekdays?(?![a-z])|วันธรรมด�
 #: Words that make the days they go with closed (ปิด not inside เปิด).
 _CLOSED = re.compile(
     r"(?<![a-z])(?:closed?|closes|closing day|day off|days off|[a-z]+days? off|rest day|we rest|"
-    r"no service|no (?:classes|lessons|school|jobs|work)|shut|"
+    r"no service|no (?:classes|lessons|school|jobs|work|appointments|bookings|visits)|shut|"
     r"(?:not|never|no longer)\s+(?:be\s+)?(?:open|work))"
     r"(?![a-z])|ไม่มีเรียน|ไม่มีคลาส|အတန်း\s?မရှိ|"
     r"n't\s+(?:be\s+)?(?:open|work)(?![a-z])|"

@@ -107,7 +107,9 @@ def _clause(line: Line, want: Wanted) -> str:
             want, frozenset(stems_of(part) | translated(part)), part))
 
     counts = [held(piece) for piece in pieces]
-    best = max(range(len(pieces)), key=lambda i: counts[i])
+    # of clauses that hold as much, the one after "but" ("the crew can't speak English,
+    # but the supervisor can")
+    best = max(range(len(pieces)), key=lambda i: (counts[i], _BUT.match(pieces[i]) is not None))
     clause = pieces[best]
     if best > 0 and _LIST_END.search(clause) and _LIST_START.search(pieces[best - 1]) \
             and re.search(re.escape(pieces[best - 1]) + r"\s*,\s*" + re.escape(clause.strip()),
@@ -141,6 +143,8 @@ def _kind_members() -> frozenset[str]:
 
 
 _THAI = re.compile(r"[\u0e00-\u0e7f]")
+#: A clause that begins with "but".
+_BUT = re.compile(r"\s*(?:but|however|แต่|ထို့ပြင်|သို့သော်)", re.I)
 #: The last items of a list ("..., deliver or sell online"): a negation before its first
 #: comma is theirs too.
 _LIST_END = re.compile(r"^\s*(?!(?:we|they|i|you|it|he|she)\b)[A-Za-z-]+(?:\s+[A-Za-z-]+)?"
@@ -306,6 +310,8 @@ def _yes_no(line: Line, clause: str, want: Wanted, confidence: float) -> Answer:
         if opposed(want, line.text) and not opposed(want, line.after):
             # The page asks the other way round ("Do I need to book?" - "No"): walk-ins.
             said = "yes" if said == "no" else "no"
+        if said == "yes" and PLANNED.search(line.after):
+            return NOT_ANSWERED  # "Classes? - Next year we plan to start some."
         return Answer(said, _with_next(line), line.source, confidence)
     _, labelled, told = clause.partition(":")
     if negates(want, clause) or opposed(want, clause) or (
