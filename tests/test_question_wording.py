@@ -816,6 +816,11 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Open on Sundays?", "Sundays I play the organ at church, so no appointments on Sundays.",
      "no"),
     ("Walk-ins OK?", "เพิ่งติดตั้งห้องเย็นแบบ walk-in เล็ก ๆ หลังร้าน", "unknown"),
+    # "sales" says selling; contact by one channel only answers a messaging question;
+    # Burmese ပါပဲ (that's all) is no "only"
+    ("Online sales?", "online ကနေ ဆေးသုတ်ဆေး မရောင်းပါ", "no"),
+    ("can we msg them on LINE or their FB page?", "ဖုန်း သို့မဟုတ် Viber နဲ့သာ ဆက်သွယ်ပါ", "no"),
+    ("Cards OK?", "ဒီဇိုင်းကို Viber နဲ့ ပို့ပြီး KBZPay နဲ့ ငွေလွှဲရုံပါပဲ။", "unknown"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

@@ -43,7 +43,7 @@ ASKING = frozenset({
     "already", "presently", "nowadays", "now", "establishment", "establishments", "employ",
     "employs", "maintain", "maintains", "means", "upon", "whether", "provided", "offered",
     "may", "might", "directly", "beforehand", "sold", "selling", "operates", "operate",
-    "door", "doors", "please", "pls", "plz", "kindly", "thanks", "thank", "thx"})
+    "door", "doors", "please", "pls", "plz", "kindly", "thanks", "thank", "thx", "sales"})
 
 
 @lru_cache(maxsize=4096)
