@@ -68,7 +68,11 @@ and held-out before any tuning:
   run once, their dev parts then tuned on;
 * ``bf``, ``bg``, ``bh``: 18 sites each (209, 232, 206 labels): the same kind, written
   while the work on ``bc``-``be`` went on, run once after it, their dev parts then
-  tuned on.
+  tuned on;
+* ``bi``, ``bj``, ``bk``: 18 sites each (211, 223, 213 labels), the same kind, run once
+  after the work on ``bf``-``bh``, their dev parts then tuned on;
+* ``bl``, ``bm``, ``bn``: 18 sites each (210, 206, 232 labels), the same kind, run once
+  after the work on ``bi``-``bk``, their dev parts then tuned on.
 
 Each set was committed before any code ran on it; each part was run once at first sight,
 its dev part then tuned on, its held-out part never.
