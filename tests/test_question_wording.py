@@ -821,6 +821,10 @@ def test_every_asked_as_phrase_compiles_and_is_tried_in_the_files_order() -> Non
     ("Online sales?", "online ကနေ ဆေးသုတ်ဆေး မရောင်းပါ", "no"),
     ("can we msg them on LINE or their FB page?", "ဖုန်း သို့မဟုတ် Viber နဲ့သာ ဆက်သွယ်ပါ", "no"),
     ("Cards OK?", "ဒီဇိုင်းကို Viber နဲ့ ပို့ပြီး KBZPay နဲ့ ငွေလွှဲရုံပါပဲ။", "unknown"),
+    # a word a letter away from a known one is that one (a team's typing)
+    ("do they take wholsale orders?", "Wholesale prices for resellers on request.", "yes"),
+    ("Englsh speaking staff?", "Our staff speak English.", "yes"),
+    ("Facebok page?", "Follow us on Facebook: facebook.com/bakery99", "yes"),
     # อย่างดี (well) holds no งด (refrain)
     ("Do they sell online?", "สั่งได้ที่ Shopee แพ็คกล่องอย่างดี", "yes"),
 ])

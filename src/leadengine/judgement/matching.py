@@ -24,7 +24,7 @@ from leadengine.judgement.sentences import (
     vocabulary,
 )
 from leadengine.judgement.values import time_of, year_in
-from leadengine.judgement.wordforms import forms, meets, phrases_pattern, says
+from leadengine.judgement.wordforms import forms, meets, one_letter_from, phrases_pattern, says
 from leadengine.knowledge.rules import Question
 from leadengine.retrieval.tokenize import STOP_WORDS
 
@@ -71,6 +71,15 @@ _LACKING = re.compile(r"\b(?:short of|out of|no|without|lacks?|don't have|doesn'
                       r"do not have|does not have|don't carry|doesn't carry|forgot)\b")
 #: A question that starts with its condition.
 CONDITION = re.compile(r"\s*(?:if|when|once|after|before|suppose)\b", re.I)
+
+
+def _spelled(word: str) -> str:
+    """A question word of no known concept, one letter away from one known one, as that
+    one ("wholsale", "englsh": a team's typing); any other word as it is."""
+    known = _known()
+    if len(word) < 5 or word.isdigit() or any(meets(word, k) for k in known):
+        return word
+    return one_letter_from(word, known) or word
 
 
 def _condition_said(core: str) -> set[str]:
@@ -121,7 +130,7 @@ def _wanted(ask: str, hints: tuple[str, ...]) -> Wanted:
     words = [w for place, w in enumerate(asked)
              if w not in STOP_WORDS and w not in ASKING and place not in led]
     words += [w for hint in hints for w in LATIN_WORD.findall(hint.lower())]
-    stems = [s for s in dict.fromkeys(stem(w) for w in words)
+    stems = [s for s in dict.fromkeys(_spelled(stem(w)) for w in words)
              if s not in STOP_WORDS and s not in alternatives]
     # A card's brand is asked of cards: "Visa or Mastercard?" is answered by "no cards".
     for brand in _CARD_BRANDS.intersection(stems):

@@ -71,3 +71,24 @@ def _places(phrase: str, text: str) -> Iterable[int]:
     while start >= 0:
         yield start
         start = text.find(phrase, start + 1)
+
+
+def one_letter_from(word: str, known: frozenset[str]) -> str | None:
+    """The one word of ``known`` (four letters or more) a letter added, dropped or changed
+    away from ``word``; None when none is, or more than one."""
+    near = [k for k in _by_first(word[:1], known) if abs(len(k) - len(word)) <= 1
+            and _one_edit(word, k)]
+    return near[0] if len(near) == 1 else None
+
+
+@cache
+def _by_first(letter: str, known: frozenset[str]) -> tuple[str, ...]:
+    return tuple(k for k in known if k[:1] == letter and len(k) >= 4)
+
+
+def _one_edit(one: str, other: str) -> bool:
+    if len(one) > len(other):
+        one, other = other, one
+    if len(one) == len(other):
+        return sum(a != b for a, b in zip(one, other, strict=True)) == 1
+    return any(other[:i] + other[i + 1:] == one for i in range(len(other)))
