@@ -18,6 +18,7 @@ from leadengine.judgement.sentences import (
     NO_BOOKING,
     Line,
     answer_groups,
+    one_word_stems,
     stem,
     stems_of,
     translated,
@@ -181,14 +182,7 @@ def _weight(key: str, modifiers: set[str]) -> float:
 def _same_concept(one: str, other: str) -> bool:
     """Whether two stems are one-word synonyms in one of the answer words' concept
     groups ("speak", "talk"; not "english" and "speak" of "english speaking")."""
-    return any(one in words and other in words for words in _synonyms())
-
-
-@cache
-def _synonyms() -> tuple[frozenset[str], ...]:
-    """Per concept group of the answer words, the stems of its one-word English words."""
-    return tuple(frozenset(stem(entry) for entry in group.en if LATIN_WORD.fullmatch(entry))
-                 for group in answer_groups())
+    return any(one in words and other in words for words in one_word_stems())
 
 
 @cache

@@ -19,6 +19,7 @@ from leadengine.judgement.sentences import (
     LATIN_WORD,
     answer_groups,
     answer_words,
+    one_word_stems,
     stem,
     vocabulary,
 )
@@ -98,14 +99,16 @@ _REASON = re.compile(
 _REASON_AFTER = re.compile(
     r",\s*(?:so that|so|because|since|as we|as our|in order to)\s+(?!(?:do|does|did|is|are|can|"
     r"could|would|will|what|when|where|how|which|who|have|has)\b)[^?]*(?=\?|$)", re.I)
+#: The short weekdays, longest first, as one alternation.
+_SHORT_DAY_NAMES = "|".join(sorted(SHORT_DAYS, key=len, reverse=True))
 #: A weekday written short beside an opening word ("Open Sun?", "Sat/Sun hours?").
 _SHORT_DAY = re.compile(
     r"(?i)(\b(?:open|opens|opening|closed|closes|trading|trade|works?|hours)\s+(?:on\s+)?|"
     r"(?<![\w])(?=\w+\.?\s*(?:/|&|and|-|–)?\s*(?:(?:sat|sun)\.?\s+)?"
     r"(?:open|opening|hours|closed|trading)\b))("
-    + "|".join(sorted(SHORT_DAYS, key=len, reverse=True)) + r")\.?(?![\w])")
+    + _SHORT_DAY_NAMES + r")\.?(?![\w])")
 #: A question that is a short weekday alone ("Sun?").
-_DAY_ALONE = re.compile(r"(?i)\s*(" + "|".join(sorted(SHORT_DAYS, key=len, reverse=True))
+_DAY_ALONE = re.compile(r"(?i)\s*(" + _SHORT_DAY_NAMES
                         + r")\.?\s*\??\s*")
 #: A checklist item's verb: "Confirm: accepts cards", "Check for customer parking",
 #: "Verify Sunday opening" ask what follows.
@@ -167,8 +170,7 @@ def _kinds_joined(found: re.Match[str]) -> str:
 def _named_alone() -> frozenset[str]:
     """The stems of the answer words' one-word English entries: a thing named by itself
     ("PromptPay", "cash"), not a kind said before its head noun ("bank", "credit")."""
-    return frozenset(stem(entry) for group in answer_groups() for entry in group.en
-                     if re.fullmatch(r"[a-z0-9-]+", entry))
+    return frozenset().union(*one_word_stems())
 
 
 #: Examples before the kind they are of: "Visa/Mastercard or other", "A, B or any other".

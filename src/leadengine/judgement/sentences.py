@@ -113,6 +113,14 @@ def answer_groups() -> tuple[Group, ...]:
 
 
 @cache
+def one_word_stems() -> tuple[frozenset[str], ...]:
+    """Per concept group of the answer words, the stems of its one-word English entries
+    (a thing named by itself: "PromptPay", "cash", "speak", "talk")."""
+    return tuple(frozenset(stem(entry) for entry in group.en if LATIN_WORD.fullmatch(entry))
+                 for group in answer_groups())
+
+
+@cache
 def vocabulary() -> Vocabulary:
     """The shipped glossary and answer words, read once."""
     data = answer_words()
